@@ -1,0 +1,80 @@
+#include "config.h"
+#include "collect.h"
+#include "lines.h"
+#include "session.h"
+#include "symbolizer.h"
+#include "tcb.h"
+
+/* Deeper in-scope frames are rare; this bounds the cost of a sample. */
+#define MAX_FRAMES 64
+
+static void
+on_sample(void *ctx, void *owner, const struct ct_sample *smp)
+{
+	struct session *s = ctx;
+	struct tcb *t = owner ? owner : tcb_lookup((pid_t) smp->tid);
+	const struct sym_loc *loc;
+	bool leaf = true;
+	unsigned depth = 0;
+	uint64_t nr = smp->nr;
+
+	/* Cpu mode: some other process.  Or our launched child before exec. */
+	if (!t || !t->proc->started)
+		return;
+	s->samples.total++;
+	t->stats->samples++;
+	if (!t->proc->sym) {
+		s->samples.out_of_scope++;
+		return;
+	}
+	if (!nr)
+		nr = 1;
+	for (uint64_t i = 0; i < nr && depth < MAX_FRAMES; i++) {
+		uint64_t pc = smp->nr ? smp->chain[i] : smp->ip;
+
+		/* PERF_CONTEXT_USER and friends mark sections, not frames. */
+		if (pc >= (uint64_t) PERF_CONTEXT_MAX)
+			continue;
+		/* A return address: its call is the instruction before it. */
+		loc = sym_lookup(t->proc->sym, leaf ? pc : pc - 1);
+		if (leaf)
+			loc->func->self++;
+		leaf = false;
+		depth++;
+		if (loc->in_scope) {
+			loc->func->samples++;
+			if (loc->line)
+				loc->line->samples++;
+			t->stats->in_scope++;
+			s->samples.in_scope++;
+			return;
+		}
+	}
+	s->samples.out_of_scope++;
+}
+
+static void
+on_exec_mmap(void *ctx, uint32_t pid)
+{
+	struct ctproc *p = proc_lookup((pid_t) pid);
+
+	if (p && p->sym)
+		sym_proc_maps_changed(p->sym);
+}
+
+static void
+on_lost(void *ctx, void *owner, uint64_t n)
+{
+	struct session *s = ctx;
+	struct tcb *t = owner;
+
+	s->samples.lost += n;
+	if (t)
+		t->stats->lost += n;
+}
+
+const struct sampler_ops collect_ops = {
+	.sample = on_sample,
+	.exec_mmap = on_exec_mmap,
+	.lost = on_lost,
+};

@@ -1,0 +1,266 @@
+/*
+ * causaltop: init, run the event loop until the target is gone or we are
+ * told to stop, detach from everything, report.
+ */
+#include "config.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "collect.h"
+#include "error_prints.h"
+#include "evloop.h"
+#include "lines.h"
+#include "procfs.h"
+#include "report.h"
+#include "sampler.h"
+#include "scope.h"
+#include "session.h"
+#include "tcb.h"
+#include "trace.h"
+#include "tracelog.h"
+
+/* Rings hold >= 300 ms of samples at 1 kHz: 20 ms drains keep them far from full. */
+#define TICK_NS 20000000ULL
+
+static struct session *the_session;
+
+struct loop_fd {
+	struct ev_handler h;
+	int fd;
+	struct session *s;
+};
+
+uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Whatever kills us on an error must not leave a thread stopped. */
+static void
+die_hook(void)
+{
+	if (the_session)
+		trace_detach_all(the_session);
+}
+
+static void
+on_signal(struct ev_handler *h, uint32_t events)
+{
+	struct loop_fd *l = (struct loop_fd *) h;
+	struct signalfd_siginfo si;
+
+	while (read(l->fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			trace_reap(l->s);
+			continue;
+		}
+		if (si.ssi_signo == SIGPIPE)
+			continue;	/* writes fail with EPIPE instead */
+		if (!l->s->stop_requested)
+			debug_msg("%s: stopping", signame((int) si.ssi_signo));
+		l->s->stop_requested = true;
+		l->s->stop_signal = (int) si.ssi_signo;
+		/*
+		 * A signal from the terminal reached the whole process group,
+		 * the command included; one sent to causaltop alone is passed on
+		 * to a launched command once it is detached.
+		 */
+		l->s->forward_signal = si.ssi_code != SI_KERNEL;
+	}
+	/* SIGCHLD may be coalesced away: reap anyway. */
+	trace_reap(l->s);
+}
+
+static void
+on_tick(struct ev_handler *h, uint32_t events)
+{
+	struct loop_fd *l = (struct loop_fd *) h;
+	unsigned fds;
+
+	evloop_timer_ack(l->fd);
+	sampler_drain(l->s->smp, NULL);
+	fds = procfs_self_fds();
+	if (fds > l->s->fds_peak)
+		l->s->fds_peak = fds;
+}
+
+static void
+on_duration(struct ev_handler *h, uint32_t events)
+{
+	struct loop_fd *l = (struct loop_fd *) h;
+
+	evloop_timer_ack(l->fd);
+	debug_msg("--duration reached: stopping");
+	l->s->stop_requested = true;
+}
+
+static void
+raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	/* Thread mode needs an fd per thread. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static struct scope *
+make_scope(const struct options *o)
+{
+	struct scope *sc = scope_new();
+
+	for (size_t i = 0; i < o->n_binary_scope; i++)
+		scope_add_binary(sc, o->binary_scope[i]);
+	for (size_t i = 0; i < o->n_source_scope; i++)
+		scope_add_source(sc, o->source_scope[i]);
+	return sc;
+}
+
+static void
+write_report(struct session *s)
+{
+	FILE *out = stdout;
+
+	if (s->opts.output && !(out = fopen(s->opts.output, "we"))) {
+		perror_msg("cannot write %s", s->opts.output);
+		out = stdout;
+	}
+	report_flat(s, out);
+	if (out != stdout && fclose(out))
+		perror_msg("writing %s", s->opts.output);
+	fflush(stdout);
+}
+
+/* The launched command's status becomes ours: its code, or its signal. */
+static int __attribute__((noreturn))
+exit_like(int status)
+{
+	if (WIFEXITED(status))
+		exit(WEXITSTATUS(status));
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit nocore = { 0, 0 };
+		sigset_t set;
+
+		/* Its core was dumped already if it was going to be. */
+		setrlimit(RLIMIT_CORE, &nocore);
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+	}
+	exit(CT_EXIT_INTERNAL);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct session s;
+	struct loop_fd sig_l, tick_l, dur_l;
+	struct sampler_config scfg;
+	sigset_t mask;
+	int err, status;
+
+	options_parse(&s.opts, argc, argv);
+	raise_fd_limit();
+	if (s.opts.trace_log && tracelog_open(s.opts.trace_log) < 0)
+		perror_msg_and_die(CT_EXIT_USAGE, "cannot open %s", s.opts.trace_log);
+
+	/* Signals become events; the command gets the original mask back. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &mask, &s.orig_sigmask);
+	sig_l.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sig_l.fd < 0)
+		perror_msg_and_die(CT_EXIT_INTERNAL, "signalfd");
+
+	s.lines = lines_new();
+	s.scope = make_scope(&s.opts);
+	scfg = (struct sampler_config) {
+		.mode = s.opts.sampler,
+		.event = s.opts.event,
+		.period_ns = s.opts.period_ns,
+	};
+	err = sampler_new(&s.smp, &scfg, &collect_ops, &s);
+	if (err < 0)
+		exit(CT_EXIT_PERF);
+
+	s.ev = evloop_new();
+	sig_l.h.fn = on_signal;
+	sig_l.s = &s;
+	evloop_add(s.ev, sig_l.fd, EPOLLIN, &sig_l.h);
+	tick_l = (struct loop_fd) { .h.fn = on_tick, .fd = evloop_timer_new(), .s = &s };
+	evloop_add(s.ev, tick_l.fd, EPOLLIN, &tick_l.h);
+	dur_l = (struct loop_fd) { .h.fn = on_duration, .fd = -1, .s = &s };
+	if (s.opts.duration_ns) {
+		dur_l.fd = evloop_timer_new();
+		evloop_add(s.ev, dur_l.fd, EPOLLIN, &dur_l.h);
+	}
+	s.fds_at_start = s.fds_peak = procfs_self_fds();
+
+	the_session = &s;
+	set_die_hook(die_hook);
+	s.start_ns = now_ns();
+	if (s.opts.pid)
+		trace_attach(&s);
+	else
+		trace_launch(&s);
+	evloop_timer_arm(tick_l.fd, TICK_NS, TICK_NS);
+	if (dur_l.fd >= 0)
+		evloop_timer_arm(dur_l.fd, s.opts.duration_ns, 0);
+
+	while (!s.stop_requested && tcb_count())
+		evloop_run_once(s.ev, -1);
+
+	trace_detach_all(&s);
+	sampler_drain(s.smp, NULL);
+	s.end_ns = now_ns();
+	s.fds_at_exit = procfs_self_fds();
+	write_report(&s);
+
+	/* A launched command, now untraced, is still our child. */
+	status = s.launched_status;
+	if (s.launched && !s.launched_done) {
+		if (s.stop_signal && s.forward_signal)
+			kill(s.launched, s.stop_signal);
+		while (waitpid(s.launched, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+
+	sampler_free(s.smp);
+	evloop_free(s.ev);
+	close(sig_l.fd);
+	close(tick_l.fd);
+	if (dur_l.fd >= 0)
+		close(dur_l.fd);
+	tracelog_close();
+	scope_free(s.scope);
+	lines_free(s.lines);
+	thread_stats_free_all();
+	options_free(&s.opts);
+
+	if (s.launched)
+		exit_like(status);
+	/* With -p, a signal is the normal way to end a session. */
+	return 0;
+}

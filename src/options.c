@@ -1,0 +1,218 @@
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "error_prints.h"
+#include "options.h"
+#include "xmalloc.h"
+
+/*
+ * Every long option here appears in man/causaltop.1 and in the usage text;
+ * tests/options-man.test checks that the three agree.
+ */
+static const char usage_text[] =
+"Usage: causaltop [OPTIONS] -- COMMAND [ARGS...]\n"
+"       causaltop [OPTIONS] -p PID\n"
+"\n"
+"A causal profiler that works from outside the target, as a ptrace\n"
+"supervisor of every thread.\n"
+"\n"
+"Target:\n"
+"  -p, --pid=PID             attach to a running process (all its threads)\n"
+"  -f, --follow-forks        also profile child processes (fork, vfork)\n"
+"      --duration=SECONDS    stop profiling and detach after SECONDS\n"
+"\n"
+"Sampling:\n"
+"      --period=MS           sampling period in ms of thread CPU time (default 1)\n"
+"      --sampler=MODE        cpu, thread or auto (default auto: cpu if permitted)\n"
+"      --event=EVENT         task-clock, cpu-clock, cycles or auto (default auto)\n"
+"  -b, --binary-scope=GLOB   profile code in binaries matching GLOB (repeatable;\n"
+"                            default MAIN, the main executable; %% is a wildcard)\n"
+"  -s, --source-scope=GLOB   profile code in source files matching GLOB\n"
+"                            (repeatable; default all)\n"
+"\n"
+"Output:\n"
+"      --no-tui              batch mode: print the profile at exit\n"
+"  -o, --output=FILE         write the profile to FILE instead of stdout\n"
+"      --top=N               show the N hottest lines and functions (default 20)\n"
+"      --trace-log=FILE      log ptrace events (attach, clone, signals, exit)\n"
+"  -v, --verbose             more detail; twice for debug messages\n"
+"  -h, --help                show this help and exit\n"
+"  -V, --version             show the version and exit\n";
+
+enum {
+	OPT_DURATION = 0x100,
+	OPT_PERIOD,
+	OPT_SAMPLER,
+	OPT_EVENT,
+	OPT_NO_TUI,
+	OPT_TOP,
+	OPT_TRACE_LOG,
+};
+
+static const struct option long_options[] = {
+	{ "pid",		required_argument, NULL, 'p' },
+	{ "follow-forks",	no_argument,	   NULL, 'f' },
+	{ "duration",		required_argument, NULL, OPT_DURATION },
+	{ "period",		required_argument, NULL, OPT_PERIOD },
+	{ "sampler",		required_argument, NULL, OPT_SAMPLER },
+	{ "event",		required_argument, NULL, OPT_EVENT },
+	{ "binary-scope",	required_argument, NULL, 'b' },
+	{ "source-scope",	required_argument, NULL, 's' },
+	{ "no-tui",		no_argument,	   NULL, OPT_NO_TUI },
+	{ "output",		required_argument, NULL, 'o' },
+	{ "top",		required_argument, NULL, OPT_TOP },
+	{ "trace-log",		required_argument, NULL, OPT_TRACE_LOG },
+	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "version",		no_argument,	   NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'causaltop --help' for more information.\n");
+	exit(CT_EXIT_USAGE);
+}
+
+/* A positive finite decimal, scaled to ns; 0 means malformed. */
+static uint64_t
+parse_ns(const char *s, double unit_ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v * unit_ns > 1e18)
+		return 0;
+	return (uint64_t) (v * unit_ns) ? (uint64_t) (v * unit_ns) : 1;
+}
+
+static const char **
+push(const char **arr, size_t *n, const char *s)
+{
+	arr = xrealloc(arr, (*n + 1) * sizeof(*arr));
+	arr[(*n)++] = s;
+	return arr;
+}
+
+void
+options_parse(struct options *o, int argc, char **argv)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->period_ns = 1000000;
+	o->top = 20;
+	/* "+": stop at the first non-option, which starts the command. */
+	while ((c = getopt_long(argc, argv, "+p:fb:s:o:vhV", long_options, NULL)) != -1) {
+		char *end;
+		long v;
+
+		switch (c) {
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > INT_MAX)
+				usage_error("invalid process id '%s'", optarg);
+			o->pid = (pid_t) v;
+			break;
+		case 'f':
+			o->follow_forks = true;
+			break;
+		case OPT_DURATION:
+			if (!(o->duration_ns = parse_ns(optarg, 1e9)))
+				usage_error("invalid duration '%s' (seconds, > 0)", optarg);
+			break;
+		case OPT_PERIOD:
+			o->period_ns = parse_ns(optarg, 1e6);
+			if (o->period_ns < 10000 || o->period_ns > 10000000000ULL)
+				usage_error("invalid period '%s' (ms, 0.01 to 10000)", optarg);
+			break;
+		case OPT_SAMPLER:
+			if (!strcmp(optarg, "cpu"))
+				o->sampler = SAMPLER_CPU;
+			else if (!strcmp(optarg, "thread"))
+				o->sampler = SAMPLER_THREAD;
+			else if (!strcmp(optarg, "auto"))
+				o->sampler = SAMPLER_AUTO;
+			else
+				usage_error("invalid sampler '%s' (cpu, thread or auto)", optarg);
+			break;
+		case OPT_EVENT:
+			if (!strcmp(optarg, "task-clock"))
+				o->event = SAMPLER_EV_TASK_CLOCK;
+			else if (!strcmp(optarg, "cpu-clock"))
+				o->event = SAMPLER_EV_CPU_CLOCK;
+			else if (!strcmp(optarg, "cycles"))
+				o->event = SAMPLER_EV_CYCLES;
+			else if (!strcmp(optarg, "auto"))
+				o->event = SAMPLER_EV_AUTO;
+			else
+				usage_error("invalid event '%s' (task-clock, cpu-clock, cycles, auto)",
+					    optarg);
+			break;
+		case 'b':
+			o->binary_scope = push(o->binary_scope, &o->n_binary_scope, optarg);
+			break;
+		case 's':
+			o->source_scope = push(o->source_scope, &o->n_source_scope, optarg);
+			break;
+		case OPT_NO_TUI:
+			o->no_tui = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_TOP:
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > 100000)
+				usage_error("invalid --top '%s'", optarg);
+			o->top = (unsigned) v;
+			break;
+		case OPT_TRACE_LOG:
+			o->trace_log = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 'V':
+			printf("causaltop %s\n", PACKAGE_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'causaltop --help' for more information.\n");
+			exit(CT_EXIT_USAGE);
+		}
+	}
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (o->pid && o->cmd)
+		usage_error("%s", "give either -p PID or a command, not both");
+	if (!o->pid && !o->cmd)
+		usage_error("%s", "nothing to profile: give -p PID or -- COMMAND [ARGS...]");
+	debug_flag = o->verbose >= 2;
+}
+
+void
+options_free(struct options *o)
+{
+	free(o->binary_scope);
+	free(o->source_scope);
+}

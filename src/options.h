@@ -1,0 +1,34 @@
+/* Command line: getopt_long into struct options; usage text. */
+#ifndef CT_OPTIONS_H
+# define CT_OPTIONS_H
+
+# include <stdbool.h>
+# include <stdint.h>
+# include <stdio.h>
+# include <sys/types.h>
+# include "sampler.h"
+
+struct options {
+	pid_t pid;			/* -p; 0 when launching */
+	char **cmd;			/* after "--"; NULL with -p */
+	bool follow_forks;
+	uint64_t period_ns;
+	enum sampler_mode sampler;
+	enum sampler_event event;
+	const char **binary_scope;
+	size_t n_binary_scope;
+	const char **source_scope;
+	size_t n_source_scope;
+	const char *output;		/* -o; NULL: stdout */
+	const char *trace_log;
+	uint64_t duration_ns;		/* 0: until the target ends */
+	unsigned top;
+	bool no_tui;
+	int verbose;
+};
+
+/* Parse or exit: CT_EXIT_USAGE on bad input, 0 after --help/--version. */
+void options_parse(struct options *, int argc, char **argv);
+void options_free(struct options *);
+
+#endif

@@ -1,0 +1,25 @@
+/* What causaltop reads from /proc about its targets and itself. */
+#ifndef CT_PROCFS_H
+# define CT_PROCFS_H
+
+# include <stdbool.h>
+# include <sys/types.h>
+
+/* Thread group of tid, or -1 when it is gone. */
+pid_t procfs_tgid(pid_t tid);
+/* TracerPid of pid: 0 untraced, -1 gone. */
+pid_t procfs_tracer(pid_t pid);
+/* Real uid of pid, or -1. */
+long procfs_uid(pid_t pid);
+/* PF_KTHREAD in /proc/PID/stat flags. */
+bool procfs_is_kthread(pid_t pid);
+/* State letter from /proc/TID/stat (R, S, D, T, t, Z, X), or 0. */
+char procfs_state(pid_t tid);
+/* Thread name into buf (16 bytes); "?" when gone. */
+void procfs_comm(pid_t tid, char buf[16]);
+/* Threads of pid; returns count (malloc'ed array in *tids) or -1. */
+int procfs_tasks(pid_t pid, pid_t **tids);
+/* Open file descriptors of causaltop itself. */
+unsigned procfs_self_fds(void);
+
+#endif

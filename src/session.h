@@ -1,0 +1,55 @@
+/*
+ * The state of one profiling session, passed explicitly to the modules
+ * that need more than their own piece of it.
+ */
+#ifndef CT_SESSION_H
+# define CT_SESSION_H
+
+# include <stdbool.h>
+# include <signal.h>
+# include <stdint.h>
+# include <sys/types.h>
+# include "options.h"
+
+struct evloop;
+struct lines_table;
+struct sampler;
+struct scope;
+
+struct session {
+	struct options opts;
+	struct evloop *ev;
+	struct sampler *smp;
+	struct lines_table *lines;
+	struct scope *scope;
+
+	sigset_t orig_sigmask;		/* before causaltop blocked its own */
+	pid_t launched;			/* the command's pid; 0 with -p */
+	bool launched_done;		/* its exit was reported */
+	int launched_status;		/* wait status, once done */
+
+	int stop_signal;		/* SIGINT/TERM/HUP that ended the session */
+	bool forward_signal;		/* it was sent to causaltop alone */
+	bool stop_requested;		/* by a signal or --duration */
+	bool detaching;			/* trace_detach_all is running */
+	bool ring_opened;		/* a thread ring opened once: later
+					   refusals are not about permission */
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+
+	struct {
+		uint64_t traced;	/* tcbs ever created */
+		uint64_t exited;	/* reported dead while traced */
+		uint64_t detached;	/* let go alive at the end */
+	} threads;
+	struct {
+		uint64_t total;		/* samples of traced threads */
+		uint64_t in_scope;	/* attributed to an in-scope frame */
+		uint64_t out_of_scope;	/* no in-scope frame in the chain */
+		uint64_t lost;		/* reported lost by the kernel */
+	} samples;
+	unsigned fds_at_start, fds_peak, fds_at_exit;
+};
+
+uint64_t now_ns(void);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * Address to (module, function, file:line) for one traced process, with
+ * libdw's dwfl over /proc/PID/maps.  Needs no ptrace stop: it reads the
+ * maps and the mapped files, never the tracee's memory.
+ *
+ * Results are cached per address; the cache and the module list are
+ * refreshed when the mappings change (sym_proc_maps_changed, called on
+ * PERF_RECORD_MMAP2) or when an address falls outside every known module
+ * (a library dlopen'ed since the last refresh), rate-limited.
+ */
+#ifndef CT_SYMBOLIZER_H
+# define CT_SYMBOLIZER_H
+
+# include <stdbool.h>
+# include <stdint.h>
+# include <sys/types.h>
+
+struct lines_table;
+struct scope;
+
+struct sym_loc {
+	struct ct_line *line;	/* NULL when the module has no line info */
+	struct ct_func *func;	/* never NULL; "[unknown]" outside every module */
+	bool in_scope;		/* binary scope matches, and source scope when
+				   there is a line */
+};
+
+struct sym_stats {
+	uint64_t lookups;
+	uint64_t cache_hits;
+	uint64_t refreshes;	/* re-reads of /proc/PID/maps */
+};
+
+struct sym_proc;
+
+/*
+ * Start symbolizing process pid.  The main executable is what
+ * /proc/PID/exe names at this moment: call again after an exec.
+ * Returns NULL (with a message) if the process has gone.
+ */
+struct sym_proc *sym_proc_new(pid_t pid, struct lines_table *, const struct scope *);
+void sym_proc_free(struct sym_proc *);
+
+/* The mappings changed: refresh before the next lookup. */
+void sym_proc_maps_changed(struct sym_proc *);
+
+/*
+ * Resolve pc.  The result stays valid until the next sym_lookup on this
+ * sym_proc.  Callers walking a callchain pass return addresses minus one,
+ * so that they land inside the call instruction.
+ */
+const struct sym_loc *sym_lookup(struct sym_proc *, uint64_t pc);
+
+const struct sym_stats *sym_proc_stats(const struct sym_proc *);
+
+#endif

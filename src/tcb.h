@@ -1,0 +1,78 @@
+/*
+ * Traced threads (struct tcb) and the processes they belong to (struct
+ * ctproc).  Per-process state (symbolizer) lives in ctproc; per-thread
+ * sample counts live in thread_stats, which outlive their tcb so that the
+ * report can list threads that have exited.
+ */
+#ifndef CT_TCB_H
+# define CT_TCB_H
+
+# include <stdbool.h>
+# include <stdint.h>
+# include <sys/types.h>
+
+struct sampler_ring;
+struct sym_proc;
+
+struct ctproc {
+	pid_t tgid;
+	unsigned nthreads;		/* live tcbs pointing here */
+	bool started;			/* sampling: after the launched
+					   command's exec, at once otherwise */
+	struct sym_proc *sym;		/* NULL if the symbolizer failed */
+	struct ctproc *next;
+};
+
+struct thread_stats {
+	pid_t tid;
+	pid_t tgid;
+	char comm[16];
+	uint64_t samples;		/* all samples of the thread */
+	uint64_t in_scope;		/* of which attributed in scope */
+	uint64_t lost;			/* lost in its ring (thread mode) */
+};
+
+/* No first stop seen yet: seized, or auto-attached at clone. */
+# define TCB_STARTUP		0x01
+/* In a ptrace-stop that we have not restarted. */
+# define TCB_STOPPED		0x02
+/* In group-stop, restarted with PTRACE_LISTEN (still stopped). */
+# define TCB_GROUP_STOP		0x04
+/* Detach at the next stop: cleanup, or a process we do not follow. */
+# define TCB_DETACH_NEXT	0x08
+/* PTRACE_EVENT_EXIT seen: the thread is on its way out. */
+# define TCB_EXITING		0x10
+
+struct tcb {
+	pid_t tid;
+	unsigned flags;
+	int stop_sig;			/* signal to pass on when restarted */
+	struct ctproc *proc;
+	struct sampler_ring *ring;	/* thread sampler, NULL in cpu mode */
+	struct thread_stats *stats;
+	struct tcb *hnext;		/* hash chain */
+	struct tcb *prev, *next;	/* list of all tcbs */
+};
+
+struct tcb *tcb_lookup(pid_t tid);
+/* A new tcb in proc; the caller fills the rest. */
+struct tcb *tcb_new(pid_t tid, struct ctproc *proc);
+/* Unlink and free; the caller closed the ring.  Drops an empty proc's count. */
+void tcb_free(struct tcb *);
+/* The execing thread takes its leader's tid. */
+void tcb_rename(struct tcb *, pid_t new_tid);
+struct tcb *tcb_first(void);
+unsigned tcb_count(void);
+
+struct ctproc *proc_lookup(pid_t tgid);
+struct ctproc *proc_new(pid_t tgid);
+/* Unlink and free; the caller freed proc->sym. */
+void proc_free(struct ctproc *);
+struct ctproc *proc_first(void);
+
+/* Every thread ever traced, in order of appearance. */
+struct thread_stats *const *thread_stats_all(size_t *n);
+/* At exit, after every tcb and proc is gone. */
+void thread_stats_free_all(void);
+
+#endif

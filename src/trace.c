@@ -1,0 +1,337 @@
+/*
+ * Classify each wait status and restart the thread the way that keeps the
+ * target's behaviour intact (strace's next_event/dispatch_event split,
+ * with PTRACE_CONT only):
+ *  - signal-delivery-stop: re-inject the signal;
+ *  - group-stop: PTRACE_LISTEN, which ends the ptrace-stop but not the
+ *    group-stop, so kill -STOP / -CONT behave as if untraced;
+ *  - clone/fork/vfork/exec/exit events and interrupt stops: continue.
+ */
+#include "config.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include "error_prints.h"
+#include "procfs.h"
+#include "sampler.h"
+#include "session.h"
+#include "symbolizer.h"
+#include "tcb.h"
+#include "trace.h"
+#include "tracelog.h"
+
+const char *
+signame(int sig)
+{
+	static char buf[32];
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, sizeof(buf), "SIGRT_%d", sig - SIGRTMIN);
+	else
+		snprintf(buf, sizeof(buf), "%d", sig);
+	return buf;
+}
+
+/* ESRCH is never fatal: the thread may have died under us. */
+static void
+restart(struct tcb *t, int op, int sig)
+{
+	t->flags &= ~TCB_STOPPED;
+	if (ptrace(op, t->tid, 0L, (long) sig) < 0 && errno != ESRCH)
+		perror_msg("ptrace(%s, %d)", op == PTRACE_LISTEN ? "LISTEN" : "CONT",
+			   (int) t->tid);
+}
+
+static void
+open_ring(struct session *s, struct tcb *t)
+{
+	int err;
+
+	if (t->ring || !t->proc->started)
+		return;
+	err = sampler_thread_open(s->smp, t->tid, t, &t->ring);
+	if (!err) {
+		s->ring_opened = true;
+		return;
+	}
+	if (err == -ESRCH)
+		return;
+	/* The first refusal is about permission: nothing can be sampled. */
+	if (!s->ring_opened && (err == -EACCES || err == -EPERM))
+		error_msg_and_die(CT_EXIT_PERF, "cannot sample the target's threads");
+	/* Later ones (EMFILE, ENOMEM) cost this thread's samples only. */
+	error_msg("thread %d will not be sampled%s", (int) t->tid,
+		  err == -EMFILE ? " (out of file descriptors: try --sampler=cpu)" : "");
+}
+
+void
+trace_proc_image(struct session *s, struct ctproc *p)
+{
+	/* Samples taken on the old image are symbolized against it. */
+	sampler_drain(s->smp, NULL);
+	sym_proc_free(p->sym);
+	p->sym = sym_proc_new(p->tgid, s->lines, s->scope);
+}
+
+struct ctproc *
+trace_new_proc(struct session *s, pid_t tgid)
+{
+	return proc_new(tgid);
+}
+
+struct tcb *
+trace_new_thread(struct session *s, pid_t tid, struct ctproc *proc)
+{
+	struct tcb *t = tcb_new(tid, proc);
+
+	s->threads.traced++;
+	if (s->detaching)
+		t->flags |= TCB_DETACH_NEXT;
+	procfs_comm(tid, t->stats->comm);
+	open_ring(s, t);
+	return t;
+}
+
+void
+trace_drop_thread(struct session *s, struct tcb *t)
+{
+	struct ctproc *p = t->proc;
+
+	if (t->ring)
+		sampler_ring_close(s->smp, t->ring);
+	else if (sampler_mode(s->smp) == SAMPLER_CPU)
+		sampler_drain(s->smp, NULL);	/* its samples, while its tid means it */
+	t->ring = NULL;
+	tcb_free(t);
+	if (!p->nthreads) {
+		sym_proc_free(p->sym);
+		proc_free(p);
+	}
+}
+
+/* A process we start tracing: followed (-f) or let go at its first stop. */
+static struct ctproc *
+new_child_proc(struct session *s, pid_t tgid)
+{
+	struct ctproc *p = trace_new_proc(s, tgid);
+
+	if (s->opts.follow_forks) {
+		p->started = true;
+		trace_proc_image(s, p);
+	}
+	return p;
+}
+
+static struct tcb *
+new_child_thread(struct session *s, struct ctproc *p, pid_t tid)
+{
+	struct tcb *t = trace_new_thread(s, tid, p);
+
+	if (!s->opts.follow_forks && p->tgid == tid && !p->started)
+		t->flags |= TCB_DETACH_NEXT;
+	return t;
+}
+
+/*
+ * A stop from a tid we have no tcb for: a new thread whose first stop
+ * overtook its parent's clone event.  Allocate it on the spot.
+ */
+static struct tcb *
+adopt(struct session *s, pid_t tid)
+{
+	pid_t tgid = procfs_tgid(tid);
+	struct ctproc *p;
+
+	if (tgid <= 0)
+		tgid = tid;
+	p = proc_lookup(tgid);
+	if (!p)
+		p = new_child_proc(s, tgid);
+	return new_child_thread(s, p, tid);
+}
+
+static void
+on_new_child(struct session *s, struct tcb *parent, int event)
+{
+	unsigned long msg = 0;
+	pid_t child, tgid;
+	struct ctproc *p;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0L, &msg) < 0)
+		return;
+	child = (pid_t) msg;
+	if (tcb_lookup(child))
+		return;		/* its own first stop came first */
+	tgid = event == PTRACE_EVENT_CLONE ? procfs_tgid(child) : child;
+	if (tgid <= 0)
+		tgid = child;	/* already gone: its exit will be reported */
+	p = proc_lookup(tgid);
+	if (!p)
+		p = new_child_proc(s, tgid);
+	new_child_thread(s, p, child);
+	if (parent->proc->started)
+		tracelog(parent->tid, "+++ %s %d", event == PTRACE_EVENT_CLONE &&
+			 tgid == parent->proc->tgid ? "clone" : "fork", (int) child);
+}
+
+/*
+ * PTRACE_EVENT_EXEC is reported with the thread group id.  If a
+ * non-leader thread exec'ed, it has taken the leader's tid: the old
+ * leader is gone without an exit report, and the execing thread's tcb is
+ * found under its old tid (PTRACE_GETEVENTMSG).
+ */
+static struct tcb *
+on_exec(struct session *s, pid_t tid)
+{
+	unsigned long old = tid;
+	struct tcb *t;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &old) < 0)
+		old = tid;
+	if ((pid_t) old != tid) {
+		struct tcb *leader = tcb_lookup(tid);
+		struct tcb *execer = tcb_lookup((pid_t) old);
+
+		if (leader) {
+			tracelog(tid, "+++ superseded by execve in %d +++", (int) old);
+			s->threads.exited++;
+			trace_drop_thread(s, leader);
+		}
+		if (execer)
+			tcb_rename(execer, tid);
+	}
+	t = tcb_lookup(tid);
+	if (!t)
+		t = adopt(s, tid);
+	t->proc->started = true;
+	trace_proc_image(s, t->proc);
+	procfs_comm(tid, t->stats->comm);
+	/* The event survives exec; a launched command gets its first ring here. */
+	open_ring(s, t);
+	tracelog(tid, "+++ execve");
+	return t;
+}
+
+static void
+detach_now(struct session *s, struct tcb *t, int sig)
+{
+	if (ptrace(PTRACE_DETACH, t->tid, 0L, (long) sig) < 0 && errno != ESRCH)
+		perror_msg("ptrace(DETACH, %d)", (int) t->tid);
+	if (t->proc->started)
+		tracelog(t->tid, "+++ detached");
+	if (s->detaching)
+		s->threads.detached++;
+	trace_drop_thread(s, t);
+}
+
+static bool
+is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void
+on_stop(struct session *s, pid_t tid, int status)
+{
+	int sig = WSTOPSIG(status);
+	int event = (unsigned) status >> 16;
+	struct tcb *t;
+
+	if (event == PTRACE_EVENT_EXEC)
+		t = on_exec(s, tid);
+	else if (!(t = tcb_lookup(tid)))
+		t = adopt(s, tid);
+	t->flags &= ~TCB_STARTUP;
+	t->flags |= TCB_STOPPED;
+
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		on_new_child(s, t, event);
+		sig = 0;
+		break;
+	case PTRACE_EVENT_EXIT:
+		/* Collect its last samples while its mappings still exist. */
+		t->flags |= TCB_EXITING;
+		sampler_drain(s->smp, t->ring);
+		sig = 0;
+		break;
+	case PTRACE_EVENT_STOP:
+		if (is_stop_signal(sig)) {
+			if (!(t->flags & TCB_GROUP_STOP) && t->proc->started)
+				tracelog(tid, "--- stopped by %s ---", signame(sig));
+			t->flags |= TCB_GROUP_STOP;
+			if (t->flags & TCB_DETACH_NEXT) {
+				/* Detached in group-stop, it stays stopped. */
+				detach_now(s, t, 0);
+				return;
+			}
+			restart(t, PTRACE_LISTEN, 0);
+			return;
+		}
+		/* An interrupt stop, a new thread's first stop, or SIGCONT. */
+		t->flags &= ~TCB_GROUP_STOP;
+		sig = 0;
+		break;
+	case 0:
+		/* Signal-delivery-stop: pass the signal on unchanged. */
+		if (t->proc->started)
+			tracelog(tid, "--- %s ---", signame(sig));
+		break;
+	default:
+		sig = 0;
+		break;
+	}
+	if (t->flags & TCB_DETACH_NEXT) {
+		detach_now(s, t, sig);
+		return;
+	}
+	restart(t, PTRACE_CONT, sig);
+}
+
+static void
+on_death(struct session *s, pid_t tid, int status)
+{
+	struct tcb *t = tcb_lookup(tid);
+
+	if (tid == s->launched) {
+		s->launched_done = true;
+		s->launched_status = status;
+	}
+	if (!t)
+		return;
+	if (t->proc->started) {
+		if (WIFEXITED(status))
+			tracelog(tid, "+++ exited with %d +++", WEXITSTATUS(status));
+		else
+			tracelog(tid, "+++ killed by %s +++", signame(WTERMSIG(status)));
+	}
+	s->threads.exited++;
+	trace_drop_thread(s, t);
+}
+
+void
+trace_handle_status(struct session *s, pid_t tid, int status)
+{
+	if (WIFSTOPPED(status))
+		on_stop(s, tid, status);
+	else if (WIFEXITED(status) || WIFSIGNALED(status))
+		on_death(s, tid, status);
+}
+
+void
+trace_reap(struct session *s)
+{
+	int status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+		trace_handle_status(s, tid, status);
+}

@@ -1,0 +1,37 @@
+/*
+ * The ptrace core: start or attach to the target (attach.c), react to
+ * every stop (trace.c), and let every thread go (detach.c).  Threads are
+ * restarted with PTRACE_CONT only, never PTRACE_SYSCALL: per-syscall stops
+ * would dominate the overhead.
+ */
+#ifndef CT_TRACE_H
+# define CT_TRACE_H
+
+# include <sys/types.h>
+
+struct session;
+struct tcb;
+struct ctproc;
+
+/* Fork and exec opts.cmd traced from its first instruction; dies on error. */
+void trace_launch(struct session *);
+/* PTRACE_SEIZE every thread of opts.pid; dies (with a diagnosis) on error. */
+void trace_attach(struct session *);
+
+/* Reap and handle every pending wait status (on SIGCHLD). */
+void trace_reap(struct session *);
+/* Handle one wait status of tid. */
+void trace_handle_status(struct session *, pid_t tid, int status);
+
+/* Detach from every thread, leaving none stopped.  Idempotent. */
+void trace_detach_all(struct session *);
+
+/* Shared by attach.c, trace.c and detach.c. */
+struct tcb *trace_new_thread(struct session *, pid_t tid, struct ctproc *proc);
+struct ctproc *trace_new_proc(struct session *, pid_t tgid);
+void trace_drop_thread(struct session *, struct tcb *);
+/* Open the symbolizer for proc's current image (after exec, after attach). */
+void trace_proc_image(struct session *, struct ctproc *);
+const char *signame(int sig);
+
+#endif

@@ -20,7 +20,7 @@ struct ct_func {
 };
 
 struct ct_line {
-	char *file;		/* source file path, as DWARF names it */
+	char *file;		/* absolute, normalized source file path */
 	unsigned line;
 	struct ct_func *func;	/* function the line was first seen in */
 	unsigned id;		/* dense index, in order of creation */

@@ -1,7 +1,7 @@
 /*
  * Address to (module, function, file:line) for one traced process, with
  * libdw's dwfl over /proc/PID/maps.  Needs no ptrace stop: it reads the
- * maps and the mapped files, never the tracee's memory.
+ * maps and the mapped files (and the vDSO image from /proc/PID/mem).
  *
  * Results are cached per address; the cache and the module list are
  * refreshed when the mappings change (sym_proc_maps_changed, called on

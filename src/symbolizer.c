@@ -1,0 +1,722 @@
+#include "config.h"
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "error_prints.h"
+#include "lines.h"
+#include "scope.h"
+#include "symbolizer.h"
+#include "xmalloc.h"
+
+enum {
+	SYM_CACHE_BITS = 13,
+	SYM_CACHE_SIZE = 1 << SYM_CACHE_BITS,
+};
+
+/* A miss outside every module rereads the maps at most this often. */
+static const uint64_t sym_refresh_interval_ns = 50 * 1000 * 1000;
+
+static const char sym_deleted_suffix[] = " (deleted)";
+static const char sym_unknown[] = "[unknown]";
+
+static const Dwfl_Callbacks sym_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+struct sym_cache_entry {
+	uint64_t pc;
+	unsigned gen;		/* valid when equal to sym_proc.gen */
+	struct sym_loc loc;
+};
+
+/* Where a CU's code is, by DWARF address. */
+struct sym_cu_range {
+	Dwarf_Addr low, high;
+	Dwarf_Off cu;		/* offset of the CU DIE */
+};
+
+/* What we derive once per dwfl module; hangs off its userdata slot. */
+struct sym_module {
+	char *path;		/* mapped file, without " (deleted)" */
+	const char *base;	/* basename, into path */
+	bool is_main;
+	bool in_scope;		/* binary scope only */
+	bool debuginfo_checked;
+	bool cu_ranges_built;
+	struct sym_cu_range *cu_ranges;	/* sorted by low */
+	size_t ncu_ranges;
+};
+
+struct sym_proc {
+	pid_t pid;
+	Dwfl *dwfl;
+	struct lines_table *lines;
+	const struct scope *scope;
+	char *exe;		/* /proc/PID/exe target, without " (deleted)" */
+	char *exe_real;		/* its realpath, NULL if it has none */
+	struct ct_func *unknown;
+	bool maps_changed;
+	uint64_t last_refresh_ns;
+	unsigned gen;
+	struct sym_cache_entry *cache;
+	char **warned;		/* modules already warned about */
+	size_t nwarned, warned_alloc;
+	struct sym_loc result;
+	struct sym_stats stats;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* libdwfl returns -1 for its own errors and an errno value for others. */
+static const char *
+sym_strerror(int rc)
+{
+	return rc < 0 ? dwfl_errmsg(-1) : strerror(rc);
+}
+
+static char *
+strip_deleted(const char *path)
+{
+	size_t len = strlen(path);
+	size_t slen = sizeof(sym_deleted_suffix) - 1;
+	char *copy = xstrdup(path);
+
+	if (len > slen && !strcmp(copy + len - slen, sym_deleted_suffix))
+		copy[len - slen] = '\0';
+	return copy;
+}
+
+static char *
+xreadlink(const char *path)
+{
+	for (size_t size = 256;; size *= 2) {
+		char *buf = xmalloc(size);
+		ssize_t n = readlink(path, buf, size);
+
+		if (n < 0) {
+			int err = errno;
+
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+		if ((size_t) n < size) {
+			buf[n] = '\0';
+			return buf;
+		}
+		free(buf);
+	}
+}
+
+static struct sym_module *
+sym_module_new(const struct sym_proc *sp, const char *name)
+{
+	struct sym_module *m = xcalloc(1, sizeof(*m));
+	const char *slash;
+
+	if (!name)
+		name = sym_unknown;
+	/* "[vdso: PID]" is for dwfl_linux_proc_find_elf, not for reports. */
+	if (!strncmp(name, "[vdso: ", sizeof("[vdso: ") - 1))
+		name = "[vdso]";
+	m->path = strip_deleted(name);
+	slash = strrchr(m->path, '/');
+	m->base = slash ? slash + 1 : m->path;
+
+	if (sp->exe && !strcmp(m->path, sp->exe)) {
+		m->is_main = true;
+	} else if (sp->exe_real && m->path[0] == '/') {
+		/* Paths differ when /proc/PID/exe was reached via a symlink. */
+		char *real = realpath(m->path, NULL);
+
+		m->is_main = real && !strcmp(real, sp->exe_real);
+		free(real);
+	}
+	m->in_scope = scope_binary_match(sp->scope, m->path, m->is_main);
+	return m;
+}
+
+static void
+sym_module_free(struct sym_module *m)
+{
+	if (!m)
+		return;
+	free(m->cu_ranges);
+	free(m->path);
+	free(m);
+}
+
+static struct sym_module *
+sym_module_get(const struct sym_proc *sp, Dwfl_Module *mod)
+{
+	void **userdata;
+	const char *name = dwfl_module_info(mod, &userdata, NULL, NULL, NULL,
+					    NULL, NULL, NULL);
+
+	if (!*userdata)
+		*userdata = sym_module_new(sp, name);
+	return *userdata;
+}
+
+static int
+sym_module_release(Dwfl_Module *mod, void **userdata, const char *name,
+		   Dwarf_Addr base, void *arg)
+{
+	sym_module_free(*userdata);
+	*userdata = NULL;
+	return DWARF_CB_OK;
+}
+
+/*
+ * Despite its prototype, dwfl_report_end passes the removed callback the
+ * address of the userdata slot, as dwfl_getmodules does.
+ */
+static int
+sym_module_removed(Dwfl_Module *mod, void *userdata, const char *name,
+		   Dwarf_Addr base, void *arg)
+{
+	debug_msg("module %s at %#" PRIx64 " unmapped", name, (uint64_t) base);
+	return sym_module_release(mod, userdata, name, base, arg);
+}
+
+/* A run of mappings of one file, to be reported as one module. */
+struct sym_maps_run {
+	const char *name;
+	uint64_t start, end, ino;
+	unsigned dmajor, dminor;
+};
+
+static int
+sym_report_run(Dwfl *dwfl, struct sym_maps_run *run)
+{
+	Dwfl_Module *mod;
+
+	if (!run->name)
+		return 0;
+	mod = dwfl_report_module(dwfl, run->name, run->start, run->end);
+	run->name = NULL;
+	return mod ? 0 : -1;
+}
+
+/*
+ * Why not dwfl_linux_proc_report: it makes one module of consecutive
+ * mappings of a file, so a private mmap of a library placed just below
+ * the library (libdw reading it, when a process symbolizes itself;
+ * libbacktrace and the like elsewhere) moves the module's start, and
+ * with it the load bias.  Here a mapping of the file's start (offset 0)
+ * always starts a new module.  Names, including the vDSO's, are as
+ * dwfl_linux_proc_find_elf expects them.
+ */
+static int
+sym_report_maps(struct sym_proc *sp, char *maps)
+{
+	struct sym_maps_run run = { .name = NULL };
+	char *line, *next;
+	int rc = 0;
+
+	for (line = maps; *line; line = next) {
+		uint64_t start, end, offset, ino;
+		unsigned dmajor, dminor;
+		const char *name;
+		int pos = -1;
+
+		next = strchrnul(line, '\n');
+		if (*next)
+			*next++ = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64
+			   " %x:%x %" SCNu64 " %n", &start, &end, &offset,
+			   &dmajor, &dminor, &ino, &pos) < 6 || pos < 0)
+			continue;
+		name = line + pos;
+
+		if (!strcmp(name, "[vdso]")) {
+			char vdso[sizeof("[vdso: ]") + sizeof(int) * 3];
+
+			if (sym_report_run(sp->dwfl, &run))
+				rc = -1;
+			snprintf(vdso, sizeof(vdso), "[vdso: %d]", (int) sp->pid);
+			if (!dwfl_report_module(sp->dwfl, vdso, start, end))
+				rc = -1;
+			continue;
+		}
+		if (name[0] != '/' || (!ino && !dmajor && !dminor))
+			continue;	/* not a file mapping */
+
+		if (run.name && offset && ino == run.ino &&
+		    dmajor == run.dmajor && dminor == run.dminor &&
+		    !strcmp(name, run.name)) {
+			run.end = end;
+			continue;
+		}
+		if (sym_report_run(sp->dwfl, &run))
+			rc = -1;
+		run = (struct sym_maps_run) {
+			.name = name,
+			.start = start,
+			.end = end,
+			.ino = ino,
+			.dmajor = dmajor,
+			.dminor = dminor,
+		};
+	}
+	if (sym_report_run(sp->dwfl, &run))
+		rc = -1;
+	return rc;
+}
+
+/* All of /proc/PID/maps, NUL-terminated; NULL with errno on failure. */
+static char *
+sym_read_maps(pid_t pid)
+{
+	char path[sizeof("/proc//maps") + sizeof(int) * 3];
+	size_t size = 0, alloc = 0;
+	char *buf = NULL;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		if (alloc - size < 4096)
+			buf = xgrowarray(buf, &alloc, size + 4096, 1);
+		n = read(fd, buf + size, alloc - size - 1);
+		if (n > 0) {
+			size += n;
+		} else if (n == 0) {
+			break;
+		} else if (errno != EINTR) {
+			err = errno;
+			close(fd);
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+	}
+	close(fd);
+	buf[size] = '\0';
+	return buf;
+}
+
+/*
+ * Returns 0, -1 for a libdwfl error, or an errno value: then the module
+ * list is as it was.
+ */
+static int
+sym_report(struct sym_proc *sp)
+{
+	char *maps = sym_read_maps(sp->pid);
+	int rc;
+
+	if (!maps)
+		return errno;
+	/*
+	 * An exited or zombie process has no maps: rereporting would drop
+	 * every module while its last samples still await lookup.
+	 */
+	if (!maps[0]) {
+		free(maps);
+		return ESRCH;
+	}
+	dwfl_report_begin(sp->dwfl);
+	rc = sym_report_maps(sp, maps);
+	/* Ends the report even on failure, or dwfl stays unusable. */
+	if (dwfl_report_end(sp->dwfl, sym_module_removed, NULL) != 0 && !rc)
+		rc = -1;
+	free(maps);
+	return rc;
+}
+
+static void
+sym_cache_flush(struct sym_proc *sp)
+{
+	if (++sp->gen == 0) {
+		memset(sp->cache, 0, SYM_CACHE_SIZE * sizeof(*sp->cache));
+		sp->gen = 1;
+	}
+}
+
+static void
+sym_refresh(struct sym_proc *sp)
+{
+	int rc;
+
+	sp->maps_changed = false;
+	sp->last_refresh_ns = now_ns();
+	rc = sym_report(sp);
+	if (rc)
+		debug_msg("rereading the mappings of process %d: %s",
+			  (int) sp->pid, sym_strerror(rc));
+	if (rc > 0)
+		return;
+	sp->stats.refreshes++;
+	sym_cache_flush(sp);
+}
+
+struct sym_proc *
+sym_proc_new(pid_t pid, struct lines_table *lines, const struct scope *scope)
+{
+	char exe_link[sizeof("/proc//exe") + sizeof(int) * 3];
+	struct sym_proc *sp;
+	char *exe;
+	int rc;
+
+	snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", (int) pid);
+	exe = xreadlink(exe_link);
+	if (!exe) {
+		perror_msg("cannot symbolize process %d: %s", (int) pid, exe_link);
+		return NULL;
+	}
+
+	sp = xcalloc(1, sizeof(*sp));
+	sp->pid = pid;
+	sp->lines = lines;
+	sp->scope = scope;
+	sp->exe = strip_deleted(exe);
+	sp->exe_real = realpath(sp->exe, NULL);
+	free(exe);
+	sp->gen = 1;
+	sp->cache = xcalloc(SYM_CACHE_SIZE, sizeof(*sp->cache));
+
+	sp->dwfl = dwfl_begin(&sym_callbacks);
+	if (!sp->dwfl) {
+		error_msg("dwfl_begin: %s", dwfl_errmsg(-1));
+		sym_proc_free(sp);
+		return NULL;
+	}
+	rc = sym_report(sp);
+	if (rc) {
+		error_msg("cannot read the mappings of process %d: %s",
+			  (int) pid, sym_strerror(rc));
+		sym_proc_free(sp);
+		return NULL;
+	}
+	sp->last_refresh_ns = now_ns();
+	return sp;
+}
+
+void
+sym_proc_free(struct sym_proc *sp)
+{
+	if (!sp)
+		return;
+	if (sp->dwfl) {
+		dwfl_getmodules(sp->dwfl, sym_module_release, NULL, 0);
+		dwfl_end(sp->dwfl);
+	}
+	for (size_t i = 0; i < sp->nwarned; i++)
+		free(sp->warned[i]);
+	free(sp->warned);
+	free(sp->cache);
+	free(sp->exe);
+	free(sp->exe_real);
+	free(sp);
+}
+
+void
+sym_proc_maps_changed(struct sym_proc *sp)
+{
+	sp->maps_changed = true;
+}
+
+const struct sym_stats *
+sym_proc_stats(const struct sym_proc *sp)
+{
+	return &sp->stats;
+}
+
+/* Once per path: a library dlopen'ed again is the same news. */
+static void
+sym_warn_no_debuginfo(struct sym_proc *sp, const char *path)
+{
+	for (size_t i = 0; i < sp->nwarned; i++) {
+		if (!strcmp(sp->warned[i], path))
+			return;
+	}
+	if (sp->nwarned == sp->warned_alloc)
+		sp->warned = xgrowarray(sp->warned, &sp->warned_alloc,
+					sp->nwarned + 1, sizeof(*sp->warned));
+	sp->warned[sp->nwarned++] = xstrdup(path);
+	error_msg("warning: %s has no debug info (build with -g): samples in it"
+		  " are attributed to functions, not lines", path);
+}
+
+static struct ct_func *
+sym_func(struct sym_proc *sp, Dwfl_Module *mod, const struct sym_module *m,
+	 uint64_t pc)
+{
+	Dwarf_Addr bias = 0;
+	struct ct_func *f;
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(mod, pc, &off, &sym,
+						NULL, NULL, NULL);
+	char *anon;
+
+	if (name && name[0])
+		return lines_func(sp->lines, m->path, name);
+
+	/*
+	 * No symbol: name the ELF address, which nm and objdump show; with
+	 * no ELF either (a deleted file), the offset in the module.
+	 */
+	if (!dwfl_module_getelf(mod, &bias))
+		dwfl_module_info(mod, NULL, &bias, NULL, NULL, NULL, NULL, NULL);
+	anon = xasprintf("%s+0x%" PRIx64, m->base, pc - bias);
+	f = lines_func(sp->lines, m->path, anon);
+	free(anon);
+	return f;
+}
+
+/* Folds "." and ".." and repeated slashes of an absolute path, in place. */
+static void
+path_fold(char *path)
+{
+	char *out = path;
+	const char *in = path;
+
+	while (*in) {
+		const char *end;
+		size_t len;
+
+		while (*in == '/')
+			in++;
+		if (!*in)
+			break;
+		end = strchrnul(in, '/');
+		len = end - in;
+		if (len == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > path && *--out != '/')
+				;
+		} else if (len != 1 || in[0] != '.') {
+			*out++ = '/';
+			memmove(out, in, len);
+			out += len;
+		}
+		in = end;
+	}
+	if (out == path)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/*
+ * DWARF 5 (and VPATH builds) name files relative to the compilation
+ * directory: one absolute spelling keeps a header included by several
+ * CUs one ct_line, and lets source patterns name full paths.
+ */
+static char *
+sym_source_path(const char *comp_dir, const char *file)
+{
+	char *path;
+
+	if (file[0] != '/' && comp_dir && comp_dir[0] == '/')
+		path = xasprintf("%s/%s", comp_dir, file);
+	else
+		path = xstrdup(file);
+	if (path[0] == '/')
+		path_fold(path);
+	return path;
+}
+
+static int
+cu_range_cmp(const void *a, const void *b)
+{
+	const struct sym_cu_range *x = a, *y = b;
+
+	return x->low < y->low ? -1 : x->low > y->low;
+}
+
+static void
+sym_build_cu_ranges(struct sym_module *m, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	size_t alloc = 0;
+
+	m->cu_ranges_built = true;
+	while (!dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie,
+				NULL)) {
+		Dwarf_Addr base, low, high;
+		ptrdiff_t it = 0;
+
+		while ((it = dwarf_ranges(&cudie, it, &base, &low, &high)) > 0) {
+			if (low >= high)
+				continue;
+			if (m->ncu_ranges == alloc)
+				m->cu_ranges = xgrowarray(m->cu_ranges, &alloc,
+							  m->ncu_ranges + 1,
+							  sizeof(*m->cu_ranges));
+			m->cu_ranges[m->ncu_ranges++] = (struct sym_cu_range) {
+				.low = low,
+				.high = high,
+				.cu = dwarf_dieoffset(&cudie),
+			};
+		}
+	}
+	if (m->ncu_ranges)
+		qsort(m->cu_ranges, m->ncu_ranges, sizeof(*m->cu_ranges),
+		      cu_range_cmp);
+}
+
+/*
+ * dwfl_module_getsrc finds the CU through .debug_aranges, which clang
+ * does not emit (libdw builds them from the CUs only since 0.191): look
+ * the CU up by its own ranges instead.
+ */
+static Dwarf_Line *
+sym_getsrc_by_cu(struct sym_module *m, Dwfl_Module *mod, uint64_t pc,
+		 const char **comp_dir)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Dwarf_Addr addr = pc - bias;
+	Dwarf_Attribute attr;
+	Dwarf_Die cudie;
+	size_t lo = 0, hi;
+
+	if (!dw)
+		return NULL;
+	if (!m->cu_ranges_built)
+		sym_build_cu_ranges(m, dw);
+	/* The last range starting at or below addr. */
+	hi = m->ncu_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->cu_ranges[mid].low <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= m->cu_ranges[lo - 1].high ||
+	    !dwarf_offdie(dw, m->cu_ranges[lo - 1].cu, &cudie))
+		return NULL;
+	*comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+	return dwarf_getsrc_die(&cudie, addr);
+}
+
+static void
+sym_resolve(struct sym_proc *sp, Dwfl_Module *mod, uint64_t pc,
+	    struct sym_loc *loc)
+{
+	struct sym_module *m = sym_module_get(sp, mod);
+	const char *file = NULL, *comp_dir = NULL;
+	Dwarf_Line *dwl;
+	Dwfl_Line *dl;
+	int lineno = 0;
+
+	/* Files only: nobody can rebuild the vDSO with -g. */
+	if (m->in_scope && !m->debuginfo_checked && m->path[0] == '/') {
+		Dwarf_Addr bias;
+
+		m->debuginfo_checked = true;
+		if (!dwfl_module_getdwarf(mod, &bias))
+			sym_warn_no_debuginfo(sp, m->path);
+	}
+
+	loc->func = sym_func(sp, mod, m, pc);
+	loc->line = NULL;
+	dl = dwfl_module_getsrc(mod, pc);
+	if (dl) {
+		file = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);
+		comp_dir = dwfl_line_comp_dir(dl);
+	} else if ((dwl = sym_getsrc_by_cu(m, mod, pc, &comp_dir))) {
+		file = dwarf_linesrc(dwl, NULL, NULL);
+		if (dwarf_lineno(dwl, &lineno))
+			lineno = 0;
+	}
+	/* Line 0 is DWARF for "no source line". */
+	if (file && lineno > 0) {
+		char *path = sym_source_path(comp_dir, file);
+
+		loc->line = lines_line(sp->lines, path, lineno, loc->func);
+		free(path);
+	}
+
+	loc->in_scope = m->in_scope &&
+		(!loc->line || scope_source_match(sp->scope, loc->line->file));
+}
+
+/*
+ * dwfl_addrmodule also answers for addresses past the end of the highest
+ * module (its segment table has no upper bound there): check the range.
+ */
+static Dwfl_Module *
+sym_addrmodule(Dwfl *dwfl, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr start, end;
+
+	if (!mod || !dwfl_module_info(mod, NULL, &start, &end, NULL, NULL,
+				      NULL, NULL))
+		return NULL;
+	return pc >= start && pc < end ? mod : NULL;
+}
+
+static size_t
+sym_cache_slot(uint64_t pc)
+{
+	/* Fibonacci hashing: neighbouring pcs spread over the table. */
+	return (pc * 0x9e3779b97f4a7c15ULL) >> (64 - SYM_CACHE_BITS);
+}
+
+const struct sym_loc *
+sym_lookup(struct sym_proc *sp, uint64_t pc)
+{
+	struct sym_cache_entry *e = &sp->cache[sym_cache_slot(pc)];
+	Dwfl_Module *mod;
+
+	sp->stats.lookups++;
+	if (sp->maps_changed)
+		sym_refresh(sp);
+
+	if (e->gen == sp->gen && e->pc == pc) {
+		sp->stats.cache_hits++;
+		sp->result = e->loc;
+		return &sp->result;
+	}
+
+	mod = sym_addrmodule(sp->dwfl, pc);
+	if (!mod && now_ns() - sp->last_refresh_ns >= sym_refresh_interval_ns) {
+		sym_refresh(sp);
+		mod = sym_addrmodule(sp->dwfl, pc);
+	}
+
+	if (!mod) {
+		/* Not cached: a later refresh may find a module here. */
+		if (!sp->unknown)
+			sp->unknown = lines_func(sp->lines, sym_unknown,
+						 sym_unknown);
+		sp->result.func = sp->unknown;
+		sp->result.line = NULL;
+		sp->result.in_scope = false;
+		return &sp->result;
+	}
+
+	sym_resolve(sp, mod, pc, &sp->result);
+	e->pc = pc;
+	e->gen = sp->gen;
+	e->loc = sp->result;
+	return &sp->result;
+}

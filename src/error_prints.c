@@ -16,7 +16,7 @@ set_die_hook(void (*hook)(void))
 	die_hook = hook;
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 verror_msg(int err, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", program_name);

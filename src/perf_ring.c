@@ -79,6 +79,9 @@ perf_parse_sample(const struct perf_event_header *hdr, uint64_t sample_type,
 	uint64_t v;
 
 	memset(s, 0, sizeof(*s));
+	/* Else end - p is negative, and every length check below passes. */
+	if (hdr->size < sizeof(*hdr))
+		return false;
 # define TAKE(dst) do { \
 		if ((size_t) (end - p) < sizeof(dst)) \
 			return false; \

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "error_prints.h"
 #include "procfs.h"
+#include "progress.h"
 #include "session.h"
 #include "tcb.h"
 #include "trace.h"
@@ -117,6 +118,8 @@ trace_launch(struct session *s)
 		close(gate[0]);
 		/* The target gets the signal mask causaltop was started with. */
 		sigprocmask(SIG_SETMASK, &s->orig_sigmask, NULL);
+		/* Its progress macros count from the start, not from discovery. */
+		setenv(PROGRESS_ENV, "1", 1);
 		execv(path, argv);
 		fprintf(stderr, "causaltop: cannot execute '%s': %s\n", path, strerror(errno));
 		_exit(errno == ENOENT ? CT_EXIT_NOCMD : CT_EXIT_NOEXEC);

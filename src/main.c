@@ -19,6 +19,7 @@
 #include "evloop.h"
 #include "lines.h"
 #include "procfs.h"
+#include "progress.h"
 #include "report.h"
 #include "sampler.h"
 #include "scope.h"
@@ -89,8 +90,12 @@ on_tick(struct ev_handler *h, uint32_t events)
 	struct loop_fd *l = (struct loop_fd *) h;
 	unsigned fds;
 
+	uint64_t now = now_ns();
+
 	evloop_timer_ack(l->fd);
 	sampler_drain(l->s->smp, NULL);
+	for (struct ctproc *p = proc_first(); p; p = p->next)
+		trace_progress_poll(l->s, p, now);
 	fds = procfs_self_fds();
 	if (fds > l->s->fds_peak)
 		l->s->fds_peak = fds;
@@ -195,6 +200,7 @@ main(int argc, char **argv)
 		perror_msg_and_die(CT_EXIT_INTERNAL, "signalfd");
 
 	s.lines = lines_new();
+	s.progress = progress_table_new();
 	s.scope = make_scope(&s.opts);
 	scfg = (struct sampler_config) {
 		.mode = s.opts.sampler,
@@ -256,6 +262,7 @@ main(int argc, char **argv)
 	tracelog_close();
 	scope_free(s.scope);
 	lines_free(s.lines);
+	progress_table_free(s.progress);
 	thread_stats_free_all();
 	options_free(&s.opts);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "lines.h"
+#include "progress.h"
 #include "report.h"
 #include "sampler.h"
 #include "session.h"
@@ -167,6 +168,31 @@ report_supervisor(const struct session *s, FILE *out)
 		s->fds_at_start, s->fds_peak, s->fds_at_exit);
 }
 
+static void
+report_progress(const struct session *s, FILE *out, double secs)
+{
+	size_t n;
+	struct progress_point *const *v = progress_points(s->progress, &n);
+
+	if (!n) {
+		fprintf(out, "\nNo progress point: mark units of work with CAUSALTOP_PROGRESS "
+			"(causaltop.h) or COZ_PROGRESS (coz.h) in the program.\n");
+		return;
+	}
+	fprintf(out, "\nProgress points:\n");
+	fprintf(out, "  %-32s %-10s %-10s %12s %12s %10s\n", "name", "kind", "source",
+		"arrivals", "count", "per second");
+	for (size_t i = 0; i < n; i++) {
+		char arr[24] = "-";
+
+		if (v[i]->kind == PROGRESS_LATENCY)
+			snprintf(arr, sizeof(arr), "%llu", (unsigned long long) v[i]->arrivals);
+		fprintf(out, "  %-32s %-10s %-10s %12s %12llu %10.1f\n", v[i]->name,
+			v[i]->kind == PROGRESS_LATENCY ? "latency" : "throughput", v[i]->source,
+			arr, (unsigned long long) v[i]->count, secs > 0 ? v[i]->count / secs : 0);
+	}
+}
+
 void
 report_flat(const struct session *s, FILE *out)
 {
@@ -184,6 +210,7 @@ report_flat(const struct session *s, FILE *out)
 	if (!s->samples.in_scope)
 		fprintf(out, "No sample fell in scope: was the program built with -g, and does "
 			"--binary-scope/--source-scope name its code?\n");
+	report_progress(s, out, secs);
 	report_lines(s, out);
 	report_funcs(s, out);
 	report_threads(s, out);

@@ -13,6 +13,7 @@
 
 struct evloop;
 struct lines_table;
+struct progress_table;
 struct sampler;
 struct scope;
 
@@ -22,6 +23,7 @@ struct session {
 	struct sampler *smp;
 	struct lines_table *lines;
 	struct scope *scope;
+	struct progress_table *progress;
 
 	sigset_t orig_sigmask;		/* before causaltop blocked its own */
 	pid_t launched;			/* the command's pid; 0 with -p */

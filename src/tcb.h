@@ -11,6 +11,7 @@
 # include <stdint.h>
 # include <sys/types.h>
 
+struct progress_page;
 struct sampler_ring;
 struct sym_proc;
 
@@ -20,6 +21,8 @@ struct ctproc {
 	bool started;			/* sampling: after the launched
 					   command's exec, at once otherwise */
 	struct sym_proc *sym;		/* NULL if the symbolizer failed */
+	struct progress_page *page;	/* its progress page, once found */
+	uint64_t page_scan_ns;		/* when to look for it next */
 	struct ctproc *next;
 };
 

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include "error_prints.h"
 #include "procfs.h"
+#include "progress.h"
 #include "sampler.h"
 #include "session.h"
 #include "symbolizer.h"
@@ -77,6 +78,23 @@ trace_proc_image(struct session *s, struct ctproc *p)
 	sampler_drain(s->smp, NULL);
 	sym_proc_free(p->sym);
 	p->sym = sym_proc_new(p->tgid, s->lines, s->scope);
+	/* The old image's page went with its close-on-exec fd. */
+	progress_page_close(s->progress, p->page);
+	p->page = NULL;
+	p->page_scan_ns = 0;
+}
+
+void
+trace_progress_poll(struct session *s, struct ctproc *p, uint64_t now)
+{
+	if (!p->started)
+		return;
+	/* Looking through /proc/PID/fd costs more than a poll: not every tick. */
+	if (!p->page && now >= p->page_scan_ns) {
+		p->page = progress_page_find(p->tgid, true, s->launched != 0);
+		p->page_scan_ns = now + 100000000ULL;
+	}
+	progress_page_poll(s->progress, p->page);
 }
 
 struct ctproc *
@@ -111,6 +129,7 @@ trace_drop_thread(struct session *s, struct tcb *t)
 	tcb_free(t);
 	if (!p->nthreads) {
 		sym_proc_free(p->sym);
+		progress_page_close(s->progress, p->page);
 		proc_free(p);
 	}
 }
@@ -258,9 +277,14 @@ on_stop(struct session *s, pid_t tid, int status)
 		sig = 0;
 		break;
 	case PTRACE_EVENT_EXIT:
-		/* Collect its last samples while its mappings still exist. */
+		/*
+		 * Collect its last samples while its mappings still exist, and
+		 * its progress page while its fds do: a short run may end
+		 * before the tick found it.
+		 */
 		t->flags |= TCB_EXITING;
 		sampler_drain(s->smp, t->ring);
+		trace_progress_poll(s, t->proc, 0);
 		sig = 0;
 		break;
 	case PTRACE_EVENT_STOP:

@@ -7,6 +7,7 @@
 #ifndef CT_TRACE_H
 # define CT_TRACE_H
 
+# include <stdint.h>
 # include <sys/types.h>
 
 struct session;
@@ -33,5 +34,7 @@ void trace_drop_thread(struct session *, struct tcb *);
 /* Open the symbolizer for proc's current image (after exec, after attach). */
 void trace_proc_image(struct session *, struct ctproc *);
 const char *signame(int sig);
+/* Find (rate-limited by now; 0: at once) and poll proc's progress page. */
+void trace_progress_poll(struct session *, struct ctproc *, uint64_t now);
 
 #endif

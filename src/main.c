@@ -111,6 +111,34 @@ on_duration(struct ev_handler *h, uint32_t events)
 	l->s->stop_requested = true;
 }
 
+/*
+ * --end-to-end: each run of the command is one unit of progress.  Start
+ * the next one if the last ended well and more are wanted.
+ */
+static bool
+next_run(struct session *s)
+{
+	uint64_t t = now_ns() - s->run_start_ns;
+
+	if (!s->opts.end_to_end || s->stop_requested || !s->launched_done)
+		return false;
+	progress_point(s->progress, "end-to-end", PROGRESS_THROUGHPUT, "end-to-end")->count++;
+	if (!s->runs.done || t < s->runs.min_ns)
+		s->runs.min_ns = t;
+	if (t > s->runs.max_ns)
+		s->runs.max_ns = t;
+	s->runs.total_ns += t;
+	s->runs.done++;
+	if (s->runs.done >= s->opts.runs || !WIFEXITED(s->launched_status) ||
+	    WEXITSTATUS(s->launched_status))
+		return false;
+	s->launched = 0;
+	s->launched_done = false;
+	s->run_start_ns = now_ns();
+	trace_launch(s);
+	return true;
+}
+
 static void
 raise_fd_limit(void)
 {
@@ -226,7 +254,7 @@ main(int argc, char **argv)
 
 	the_session = &s;
 	set_die_hook(die_hook);
-	s.start_ns = now_ns();
+	s.start_ns = s.run_start_ns = now_ns();
 	if (s.opts.pid)
 		trace_attach(&s);
 	else
@@ -235,8 +263,10 @@ main(int argc, char **argv)
 	if (dur_l.fd >= 0)
 		evloop_timer_arm(dur_l.fd, s.opts.duration_ns, 0);
 
-	while (!s.stop_requested && tcb_count())
-		evloop_run_once(s.ev, -1);
+	do {
+		while (!s.stop_requested && tcb_count())
+			evloop_run_once(s.ev, -1);
+	} while (next_run(&s));
 
 	trace_detach_all(&s);
 	sampler_drain(s.smp, NULL);

@@ -26,6 +26,8 @@ static const char usage_text[] =
 "  -p, --pid=PID             attach to a running process (all its threads)\n"
 "  -f, --follow-forks        also profile child processes (fork, vfork)\n"
 "      --duration=SECONDS    stop profiling and detach after SECONDS\n"
+"      --end-to-end          each run of COMMAND is one unit of progress\n"
+"      --runs=N              with --end-to-end, run COMMAND N times (default 1)\n"
 "\n"
 "Sampling:\n"
 "      --period=MS           sampling period in ms of thread CPU time (default 1)\n"
@@ -53,12 +55,16 @@ enum {
 	OPT_NO_TUI,
 	OPT_TOP,
 	OPT_TRACE_LOG,
+	OPT_END_TO_END,
+	OPT_RUNS,
 };
 
 static const struct option long_options[] = {
 	{ "pid",		required_argument, NULL, 'p' },
 	{ "follow-forks",	no_argument,	   NULL, 'f' },
 	{ "duration",		required_argument, NULL, OPT_DURATION },
+	{ "end-to-end",		no_argument,	   NULL, OPT_END_TO_END },
+	{ "runs",		required_argument, NULL, OPT_RUNS },
 	{ "period",		required_argument, NULL, OPT_PERIOD },
 	{ "sampler",		required_argument, NULL, OPT_SAMPLER },
 	{ "event",		required_argument, NULL, OPT_EVENT },
@@ -137,6 +143,16 @@ options_parse(struct options *o, int argc, char **argv)
 			if (!(o->duration_ns = parse_ns(optarg, 1e9)))
 				usage_error("invalid duration '%s' (seconds, > 0)", optarg);
 			break;
+		case OPT_END_TO_END:
+			o->end_to_end = true;
+			break;
+		case OPT_RUNS:
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > 1000000)
+				usage_error("invalid --runs '%s'", optarg);
+			o->runs = (unsigned) v;
+			break;
 		case OPT_PERIOD:
 			o->period_ns = parse_ns(optarg, 1e6);
 			if (o->period_ns < 10000 || o->period_ns > 10000000000ULL)
@@ -207,6 +223,12 @@ options_parse(struct options *o, int argc, char **argv)
 		usage_error("%s", "give either -p PID or a command, not both");
 	if (!o->pid && !o->cmd)
 		usage_error("%s", "nothing to profile: give -p PID or -- COMMAND [ARGS...]");
+	if (o->end_to_end && o->pid)
+		usage_error("%s", "--end-to-end runs a command: it does not work with -p");
+	if (o->runs && !o->end_to_end)
+		usage_error("%s", "--runs needs --end-to-end");
+	if (!o->runs)
+		o->runs = 1;
 	debug_flag = o->verbose >= 2;
 }
 

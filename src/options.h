@@ -24,6 +24,8 @@ struct options {
 	uint64_t duration_ns;		/* 0: until the target ends */
 	unsigned top;
 	bool no_tui;
+	bool end_to_end;
+	unsigned runs;
 	int verbose;
 };
 

@@ -37,6 +37,11 @@ struct session {
 	bool ring_opened;		/* a thread ring opened once: later
 					   refusals are not about permission */
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	uint64_t run_start_ns;		/* of the current run */
+	struct {
+		unsigned done;		/* --end-to-end runs completed */
+		uint64_t total_ns, min_ns, max_ns;
+	} runs;
 
 	struct {
 		uint64_t traced;	/* tcbs ever created */

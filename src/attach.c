@@ -271,14 +271,20 @@ trace_attach(struct session *s)
 			if (ptrace(PTRACE_SEIZE, tids[i], 0L, ptrace_options(s, false)) < 0) {
 				if (errno == ESRCH)
 					continue;	/* exited meanwhile */
+				/*
+				 * A leader gone with pthread_exit() stays a zombie
+				 * while its threads run: nothing to trace there.
+				 */
+				if (errno == EPERM && procfs_state(tids[i]) == 'Z')
+					continue;
 				free(tids);
 				if (errno == EPERM)
 					diagnose_eperm(pid);
 				perror_msg_and_die(CT_EXIT_INTERNAL, "PTRACE_SEIZE %d", (int) tids[i]);
 			}
-			if (!tcb_count())
-				trace_proc_image(s, p);
 			t = trace_new_thread(s, tids[i], p);
+			if (tcb_count() == 1)
+				trace_proc_image(s, p);
 			/* Seized, not stopped: no first stop will come. */
 			t->flags &= ~TCB_STARTUP;
 			tracelog(tids[i], "+++ attached");

@@ -11,11 +11,46 @@
 #include <errno.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include "error_prints.h"
 #include "session.h"
 #include "tcb.h"
 #include "trace.h"
 #include "tracelog.h"
+
+/*
+ * Handle stops until every tcb is detached.  Never hang: a thread that
+ * reports nothing for DETACH_PATIENCE_NS is given up on, and the kernel
+ * detaches it when causaltop exits.
+ */
+#define DETACH_PATIENCE_NS 3000000000ULL
+
+static void
+wait_detached(struct session *s)
+{
+	uint64_t deadline = now_ns() + DETACH_PATIENCE_NS;
+	const struct timespec ms = { 0, 1000000 };
+
+	while (tcb_count()) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+
+		if (tid > 0) {
+			trace_handle_status(s, tid, status);
+			deadline = now_ns() + DETACH_PATIENCE_NS;
+			continue;
+		}
+		if ((tid < 0 && errno != EINTR) || now_ns() > deadline) {
+			if (tid == 0)
+				error_msg("warning: %u threads did not stop to be detached; "
+					  "the kernel detaches them as causaltop exits", tcb_count());
+			while (tcb_first())
+				trace_drop_thread(s, tcb_first());
+			break;
+		}
+		nanosleep(&ms, NULL);
+	}
+}
 
 void
 trace_detach_all(struct session *s)
@@ -42,22 +77,16 @@ trace_detach_all(struct session *s)
 		/* A first stop is on its way anyway. */
 		if (t->flags & TCB_STARTUP)
 			continue;
-		if (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
-			perror_msg("ptrace(INTERRUPT, %d)", (int) t->tid);
-		/* ESRCH: dead already; its exit report will drop it. */
-	}
-	while (tcb_count()) {
-		int status;
-		pid_t tid = waitpid(-1, &status, __WALL);
-
-		if (tid < 0) {
-			if (errno == EINTR)
-				continue;
-			/* ECHILD: nothing left to report; forget the rest. */
-			while (tcb_first())
-				trace_drop_thread(s, tcb_first());
-			break;
+		/*
+		 * Past its exit event, or gone: nothing to detach.  A leader
+		 * that left with pthread_exit() is not even reported until its
+		 * whole group ends, so waiting for it could last forever.
+		 */
+		if ((t->flags & TCB_EXITING) ||
+		    (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0 && errno == ESRCH)) {
+			s->threads.exited++;
+			trace_drop_thread(s, t);
 		}
-		trace_handle_status(s, tid, status);
 	}
+	wait_detached(s);
 }

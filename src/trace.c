@@ -71,13 +71,29 @@ open_ring(struct session *s, struct tcb *t)
 		  err == -EMFILE ? " (out of file descriptors: try --sampler=cpu)" : "");
 }
 
+/*
+ * Whose /proc entry shows the process's maps, fds and exe: the leader's,
+ * unless it has left with pthread_exit() and is a zombie, whose entries
+ * are empty; then any live thread's.
+ */
+static pid_t
+proc_query_pid(struct ctproc *p)
+{
+	if (procfs_state(p->tgid) != 'Z')
+		return p->tgid;
+	for (struct tcb *t = tcb_first(); t; t = t->next)
+		if (t->proc == p && !(t->flags & TCB_EXITING) && t->tid != p->tgid)
+			return t->tid;
+	return p->tgid;
+}
+
 void
 trace_proc_image(struct session *s, struct ctproc *p)
 {
 	/* Samples taken on the old image are symbolized against it. */
 	sampler_drain(s->smp, NULL);
 	sym_proc_free(p->sym);
-	p->sym = sym_proc_new(p->tgid, s->lines, s->scope);
+	p->sym = sym_proc_new(proc_query_pid(p), s->lines, s->scope);
 	/* The old image's page went with its close-on-exec fd. */
 	progress_page_close(s->progress, p->page);
 	p->page = NULL;
@@ -91,7 +107,7 @@ trace_progress_poll(struct session *s, struct ctproc *p, uint64_t now)
 		return;
 	/* Looking through /proc/PID/fd costs more than a poll: not every tick. */
 	if (!p->page && now >= p->page_scan_ns) {
-		p->page = progress_page_find(p->tgid, true, s->launched != 0);
+		p->page = progress_page_find(proc_query_pid(p), true, s->launched != 0);
 		p->page_scan_ns = now + 100000000ULL;
 	}
 	progress_page_poll(s->progress, p->page);

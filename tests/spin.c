@@ -1,10 +1,13 @@
 /*
- * spin THREADS SECONDS [EXIT]: THREADS workers (or the main thread when
- * THREADS is 0) spin in spin_work() for SECONDS of wall time (0: forever),
- * then the program exits with EXIT.
+ * spin THREADS SECONDS [EXIT [leader-exit]]: THREADS workers (or the main
+ * thread when THREADS is 0) spin in spin_work() for SECONDS of wall time
+ * (0: forever), then the program exits with EXIT.  With leader-exit, the
+ * main thread leaves at once with pthread_exit(), becoming a zombie
+ * while the workers run.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include "tests.h"
 
 static volatile unsigned long sink;
@@ -41,6 +44,8 @@ main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		if (pthread_create(&t[i], NULL, worker, NULL))
 			fail_exit(99, "pthread_create failed");
+	if (argc > 4 && !strcmp(argv[4], "leader-exit"))
+		pthread_exit(NULL);
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	free(t);

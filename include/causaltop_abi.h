@@ -21,6 +21,12 @@
 # define CAUSALTOP_ABI_VERSION	1
 # define CAUSALTOP_PAGE_SIZE	32768u
 # define CAUSALTOP_NAME_MAX	104	/* including the NUL */
+/*
+ * Set (to anything but "" or "0") in the environment of a command the
+ * supervisor launches: its page is created with enabled = 1, so that it
+ * counts from its start.
+ */
+# define CAUSALTOP_PROFILED_ENV	"CAUSALTOP_PROFILED"
 
 /* Kinds have Coz's COZ_COUNTER_TYPE_* values. */
 enum causaltop_kind {

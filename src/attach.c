@@ -120,6 +120,14 @@ trace_launch(struct session *s)
 		sigprocmask(SIG_SETMASK, &s->orig_sigmask, NULL);
 		/* Its progress macros count from the start, not from discovery. */
 		setenv(PROGRESS_ENV, "1", 1);
+		/* Programs instrumented for Coz find their counters in it. */
+		if (s->coz_shim) {
+			const char *old = getenv("LD_PRELOAD");
+			char *v = old && *old ? xasprintf("%s:%s", s->coz_shim, old) :
+				  xstrdup(s->coz_shim);
+
+			setenv("LD_PRELOAD", v, 1);
+		}
 		execv(path, argv);
 		fprintf(stderr, "causaltop: cannot execute '%s': %s\n", path, strerror(errno));
 		_exit(errno == ENOENT ? CT_EXIT_NOCMD : CT_EXIT_NOEXEC);

@@ -229,6 +229,8 @@ main(int argc, char **argv)
 
 	s.lines = lines_new();
 	s.progress = progress_table_new();
+	if (s.opts.cmd && !s.opts.no_coz_shim)
+		s.coz_shim = progress_coz_shim_path();
 	s.scope = make_scope(&s.opts);
 	scfg = (struct sampler_config) {
 		.mode = s.opts.sampler,
@@ -293,6 +295,7 @@ main(int argc, char **argv)
 	scope_free(s.scope);
 	lines_free(s.lines);
 	progress_table_free(s.progress);
+	free(s.coz_shim);
 	thread_stats_free_all();
 	options_free(&s.opts);
 

@@ -28,6 +28,7 @@ static const char usage_text[] =
 "      --duration=SECONDS    stop profiling and detach after SECONDS\n"
 "      --end-to-end          each run of COMMAND is one unit of progress\n"
 "      --runs=N              with --end-to-end, run COMMAND N times (default 1)\n"
+"      --no-coz-shim         do not preload the Coz compatibility library\n"
 "\n"
 "Sampling:\n"
 "      --period=MS           sampling period in ms of thread CPU time (default 1)\n"
@@ -57,6 +58,7 @@ enum {
 	OPT_TRACE_LOG,
 	OPT_END_TO_END,
 	OPT_RUNS,
+	OPT_NO_COZ_SHIM,
 };
 
 static const struct option long_options[] = {
@@ -65,6 +67,7 @@ static const struct option long_options[] = {
 	{ "duration",		required_argument, NULL, OPT_DURATION },
 	{ "end-to-end",		no_argument,	   NULL, OPT_END_TO_END },
 	{ "runs",		required_argument, NULL, OPT_RUNS },
+	{ "no-coz-shim",	no_argument,	   NULL, OPT_NO_COZ_SHIM },
 	{ "period",		required_argument, NULL, OPT_PERIOD },
 	{ "sampler",		required_argument, NULL, OPT_SAMPLER },
 	{ "event",		required_argument, NULL, OPT_EVENT },
@@ -145,6 +148,9 @@ options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_END_TO_END:
 			o->end_to_end = true;
+			break;
+		case OPT_NO_COZ_SHIM:
+			o->no_coz_shim = true;
 			break;
 		case OPT_RUNS:
 			errno = 0;

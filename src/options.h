@@ -25,6 +25,7 @@ struct options {
 	unsigned top;
 	bool no_tui;
 	bool end_to_end;
+	bool no_coz_shim;
 	unsigned runs;
 	int verbose;
 };

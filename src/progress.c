@@ -15,6 +15,7 @@
 
 #define MEMFD_LINK "/memfd:" CAUSALTOP_MEMFD_NAME " (deleted)"
 #define KIND_MASK 0xffu
+#define COZ_SHIM_NAME "libcausaltop-coz.so"
 
 struct progress_table {
 	struct progress_point **v;
@@ -41,6 +42,29 @@ struct progress_page {
 	bool from_zero;			/* counts before we came are ours */
 	struct slot_state *slots;
 };
+
+char *
+progress_coz_shim_path(void)
+{
+	char exe[4096], *slash, *path;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = 0;
+		if ((slash = strrchr(exe, '/'))) {
+			*slash = 0;
+			path = xasprintf("%s/" COZ_SHIM_NAME, exe);
+			if (access(path, R_OK) == 0)
+				return path;
+			free(path);
+		}
+	}
+	path = xstrdup(CT_PRELOAD_DIR "/" COZ_SHIM_NAME);
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
 
 struct progress_table *
 progress_table_new(void)

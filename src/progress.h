@@ -14,6 +14,7 @@
 # include <stdbool.h>
 # include <stdint.h>
 # include <sys/types.h>
+# include "causaltop_abi.h"
 
 enum progress_kind { PROGRESS_THROUGHPUT, PROGRESS_LATENCY };
 
@@ -50,6 +51,13 @@ void progress_page_poll(struct progress_table *, struct progress_page *);
 void progress_page_close(struct progress_table *, struct progress_page *);
 
 /* The environment variable a launched command gets: count from the start. */
-# define PROGRESS_ENV "CAUSALTOP_PROFILED"
+# define PROGRESS_ENV CAUSALTOP_PROFILED_ENV
+
+/*
+ * The Coz compatibility library to preload into a launched command: the
+ * one beside the causaltop binary (a build tree), else the installed one;
+ * NULL if neither exists.  Malloc'ed.
+ */
+char *progress_coz_shim_path(void);
 
 #endif

@@ -26,6 +26,7 @@ struct session {
 	struct progress_table *progress;
 
 	sigset_t orig_sigmask;		/* before causaltop blocked its own */
+	char *coz_shim;			/* library preloaded into the command */
 	pid_t launched;			/* the command's pid; 0 with -p */
 	bool launched_done;		/* its exit was reported */
 	int launched_status;		/* wait status, once done */

@@ -1,0 +1,72 @@
+/*
+ * progress-target THREADS K [burst]: each of THREADS threads does exactly
+ * K units of work, marking each with CAUSALTOP_PROGRESS_NAMED("unit"),
+ * CAUSALTOP_BEGIN/END("txn") and CAUSALTOP_PROGRESS (named FILE:LINE).
+ * With "burst": do one round unprofiled-or-not, print "ready", wait for
+ * SIGUSR1, do a second round, print "done", then wait for SIGTERM.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "causaltop.h"
+#include "tests.h"
+
+static volatile unsigned long sink;
+static long k;
+
+static void *
+worker(void *arg)
+{
+	for (long i = 0; i < k; i++) {
+		CAUSALTOP_BEGIN("txn");
+		for (int j = 0; j < 200; j++)
+			sink += j;
+		CAUSALTOP_END("txn");
+		CAUSALTOP_PROGRESS_NAMED("unit");
+		CAUSALTOP_PROGRESS;	/* FILE-LINE-POINT */
+	}
+	return NULL;
+}
+
+static void
+round_of(int n)
+{
+	pthread_t t[64];
+
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1;
+	sigset_t set;
+	int sig;
+
+	k = argc > 2 ? atol(argv[2]) : 1000;
+	if (n < 1 || n > 64)
+		fail_exit(99, "1 to 64 threads");
+	if (argc < 4 || strcmp(argv[3], "burst")) {
+		round_of(n);
+		return 0;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	round_of(n);
+	printf("ready\n");
+	fflush(stdout);
+	if (sigwait(&set, &sig) || sig != SIGUSR1)
+		return 1;
+	round_of(n);
+	printf("done\n");
+	fflush(stdout);
+	sigwait(&set, &sig);
+	return 0;
+}

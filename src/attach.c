@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "error_prints.h"
+#include "probe.h"
 #include "procfs.h"
 #include "progress.h"
 #include "session.h"
@@ -303,4 +304,12 @@ trace_attach(struct session *s)
 	if (!tcb_count())
 		error_msg_and_die(CT_EXIT_NO_PID, "process %d exited before it could be attached",
 				  (int) pid);
+	if (s->probes) {
+		if (probe_resolve(s->probes, pid, 0))
+			error_msg_and_die(CT_EXIT_SPEC,
+					  "cannot count the --progress/--latency locations");
+		s->probes_pid = pid;
+		for (struct tcb *t = tcb_first(); t; t = t->next)
+			trace_probe_open(s, t);
+	}
 }

@@ -17,6 +17,7 @@ enum ct_exit {
 	CT_EXIT_PTRACE_PERM = 67,	/* ptrace refused: scope, user, capability */
 	CT_EXIT_TRACED = 68,	/* already traced by gdb, strace, ... */
 	CT_EXIT_PERF = 69,	/* perf_event_open refused */
+	CT_EXIT_SPEC = 71,	/* --progress/--latency location not usable */
 	CT_EXIT_NOEXEC = 126,	/* command found but not executable */
 	CT_EXIT_NOCMD = 127,	/* command not found */
 };

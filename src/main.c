@@ -18,6 +18,7 @@
 #include "error_prints.h"
 #include "evloop.h"
 #include "lines.h"
+#include "probe.h"
 #include "procfs.h"
 #include "progress.h"
 #include "report.h"
@@ -27,6 +28,7 @@
 #include "tcb.h"
 #include "trace.h"
 #include "tracelog.h"
+#include "xmalloc.h"
 
 /* Rings hold >= 300 ms of samples at 1 kHz: 20 ms drains keep them far from full. */
 #define TICK_NS 20000000ULL
@@ -96,6 +98,7 @@ on_tick(struct ev_handler *h, uint32_t events)
 	sampler_drain(l->s->smp, NULL);
 	for (struct ctproc *p = proc_first(); p; p = p->next)
 		trace_progress_poll(l->s, p, now);
+	trace_probe_more(l->s);
 	fds = procfs_self_fds();
 	if (fds > l->s->fds_peak)
 		l->s->fds_peak = fds;
@@ -137,6 +140,55 @@ next_run(struct session *s)
 	s->run_start_ns = now_ns();
 	trace_launch(s);
 	return true;
+}
+
+static void
+make_probes(struct session *s)
+{
+	const struct options *o = &s->opts;
+	bool bad = false;
+
+	if (!o->n_progress && !o->n_latency)
+		return;
+	s->probes = probe_set_new((enum probe_mode) o->probe_mode);
+	for (size_t i = 0; i < o->n_progress; i++)
+		bad |= probe_add(s->probes, o->progress[i], PROBE_THROUGHPUT, NULL) < 0;
+	for (size_t i = 0; i < o->n_latency; i++) {
+		char *begin = xstrdup(o->latency[i]);
+		char *end = strchr(begin, ',');
+
+		*end++ = 0;
+		bad |= probe_add(s->probes, begin, PROBE_BEGIN, o->latency[i]) < 0;
+		bad |= probe_add(s->probes, end, PROBE_END, o->latency[i]) < 0;
+		free(begin);
+	}
+	if (bad)
+		exit(CT_EXIT_USAGE);
+}
+
+/* The probes' totals, final once every thread's counters are closed. */
+static void
+probes_to_points(struct session *s)
+{
+	unsigned n = s->probes ? probe_nprobes(s->probes) : 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		enum probe_kind k = probe_kind_of(s->probes, i);
+		struct progress_point *p;
+
+		if (!probe_resolved(s->probes, i)) {
+			error_msg("warning: progress point '%s' was never found in the program",
+				  probe_name(s->probes, i));
+			continue;
+		}
+		p = progress_point(s->progress, probe_name(s->probes, i),
+				   k == PROBE_THROUGHPUT ? PROGRESS_THROUGHPUT : PROGRESS_LATENCY,
+				   probe_mechanism(s->probes, i));
+		if (k == PROBE_BEGIN)
+			p->arrivals = probe_count(s->probes, i);
+		else
+			p->count = probe_count(s->probes, i);
+	}
 }
 
 static void
@@ -229,6 +281,7 @@ main(int argc, char **argv)
 
 	s.lines = lines_new();
 	s.progress = progress_table_new();
+	make_probes(&s);
 	if (s.opts.cmd && !s.opts.no_coz_shim)
 		s.coz_shim = progress_coz_shim_path();
 	s.scope = make_scope(&s.opts);
@@ -274,6 +327,7 @@ main(int argc, char **argv)
 	sampler_drain(s.smp, NULL);
 	s.end_ns = now_ns();
 	s.fds_at_exit = procfs_self_fds();
+	probes_to_points(&s);
 	write_report(&s);
 
 	/* A launched command, now untraced, is still our child. */
@@ -295,6 +349,7 @@ main(int argc, char **argv)
 	scope_free(s.scope);
 	lines_free(s.lines);
 	progress_table_free(s.progress);
+	probe_set_free(s.probes);
 	free(s.coz_shim);
 	thread_stats_free_all();
 	options_free(&s.opts);

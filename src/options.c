@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "error_prints.h"
 #include "options.h"
+#include "probe.h"
 #include "xmalloc.h"
 
 /*
@@ -29,6 +30,13 @@ static const char usage_text[] =
 "      --end-to-end          each run of COMMAND is one unit of progress\n"
 "      --runs=N              with --end-to-end, run COMMAND N times (default 1)\n"
 "      --no-coz-shim         do not preload the Coz compatibility library\n"
+"\n"
+"Progress points without recompiling (SPEC: FUNCTION, [DSO:]FUNCTION,\n"
+"FILE:LINE or DSO:0xADDR):\n"
+"      --progress=SPEC       count executions of SPEC (repeatable)\n"
+"      --latency=BEGIN,END   a transaction begins at BEGIN, ends at END (repeatable)\n"
+"      --probe-mode=MODE     breakpoint, uprobe or auto (default auto: hardware\n"
+"                            breakpoints, uprobes when out of debug registers)\n"
 "\n"
 "Sampling:\n"
 "      --period=MS           sampling period in ms of thread CPU time (default 1)\n"
@@ -59,6 +67,9 @@ enum {
 	OPT_END_TO_END,
 	OPT_RUNS,
 	OPT_NO_COZ_SHIM,
+	OPT_PROGRESS,
+	OPT_LATENCY,
+	OPT_PROBE_MODE,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +79,9 @@ static const struct option long_options[] = {
 	{ "end-to-end",		no_argument,	   NULL, OPT_END_TO_END },
 	{ "runs",		required_argument, NULL, OPT_RUNS },
 	{ "no-coz-shim",	no_argument,	   NULL, OPT_NO_COZ_SHIM },
+	{ "progress",		required_argument, NULL, OPT_PROGRESS },
+	{ "latency",		required_argument, NULL, OPT_LATENCY },
+	{ "probe-mode",		required_argument, NULL, OPT_PROBE_MODE },
 	{ "period",		required_argument, NULL, OPT_PERIOD },
 	{ "sampler",		required_argument, NULL, OPT_SAMPLER },
 	{ "event",		required_argument, NULL, OPT_EVENT },
@@ -148,6 +162,19 @@ options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_END_TO_END:
 			o->end_to_end = true;
+			break;
+		case OPT_PROGRESS:
+			o->progress = push(o->progress, &o->n_progress, optarg);
+			break;
+		case OPT_LATENCY:
+			if (!strchr(optarg, ','))
+				usage_error("invalid --latency '%s' (BEGIN_SPEC,END_SPEC)", optarg);
+			o->latency = push(o->latency, &o->n_latency, optarg);
+			break;
+		case OPT_PROBE_MODE:
+			if ((o->probe_mode = probe_mode_from_name(optarg)) < 0)
+				usage_error("invalid --probe-mode '%s' (auto, breakpoint or uprobe)",
+					    optarg);
 			break;
 		case OPT_NO_COZ_SHIM:
 			o->no_coz_shim = true;
@@ -243,4 +270,6 @@ options_free(struct options *o)
 {
 	free(o->binary_scope);
 	free(o->source_scope);
+	free(o->progress);
+	free(o->latency);
 }

@@ -26,6 +26,11 @@ struct options {
 	bool no_tui;
 	bool end_to_end;
 	bool no_coz_shim;
+	const char **progress;		/* --progress SPEC */
+	size_t n_progress;
+	const char **latency;		/* --latency BEGIN,END */
+	size_t n_latency;
+	int probe_mode;			/* enum probe_mode */
 	unsigned runs;
 	int verbose;
 };

@@ -13,6 +13,7 @@
 
 struct evloop;
 struct lines_table;
+struct probe_set;
 struct progress_table;
 struct sampler;
 struct scope;
@@ -24,6 +25,10 @@ struct session {
 	struct lines_table *lines;
 	struct scope *scope;
 	struct progress_table *progress;
+	struct probe_set *probes;	/* --progress/--latency; NULL if none */
+	pid_t probes_pid;		/* the process they are resolved in */
+	bool probes_mapped;		/* executable mappings since the last
+					   look for pending probes */
 
 	sigset_t orig_sigmask;		/* before causaltop blocked its own */
 	char *coz_shim;			/* library preloaded into the command */

@@ -523,7 +523,7 @@ path_fold(char *path)
  * directory: one absolute spelling keeps a header included by several
  * CUs one ct_line, and lets source patterns name full paths.
  */
-static char *
+char *
 sym_source_path(const char *comp_dir, const char *file)
 {
 	char *path;

@@ -53,4 +53,11 @@ const struct sym_loc *sym_lookup(struct sym_proc *, uint64_t pc);
 
 const struct sym_stats *sym_proc_stats(const struct sym_proc *);
 
+/*
+ * A line table's file name as one absolute path (comp_dir prepended to a
+ * relative one, "." and ".." folded); malloc'ed.  Also used by probe.c
+ * to match FILE:LINE specs.
+ */
+char *sym_source_path(const char *comp_dir, const char *file);
+
 #endif

@@ -11,6 +11,7 @@
 # include <stdint.h>
 # include <sys/types.h>
 
+struct probe_thread;
 struct progress_page;
 struct sampler_ring;
 struct sym_proc;
@@ -52,6 +53,7 @@ struct tcb {
 	int stop_sig;			/* signal to pass on when restarted */
 	struct ctproc *proc;
 	struct sampler_ring *ring;	/* thread sampler, NULL in cpu mode */
+	struct probe_thread *probe;	/* its --progress counters */
 	struct thread_stats *stats;
 	struct tcb *hnext;		/* hash chain */
 	struct tcb *prev, *next;	/* list of all tcbs */

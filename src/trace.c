@@ -15,6 +15,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "error_prints.h"
+#include "probe.h"
 #include "procfs.h"
 #include "progress.h"
 #include "sampler.h"
@@ -113,6 +114,51 @@ trace_progress_poll(struct session *s, struct ctproc *p, uint64_t now)
 	progress_page_poll(s->progress, p->page);
 }
 
+/* --progress counters on a thread of the process they are resolved in. */
+void
+trace_probe_open(struct session *s, struct tcb *t)
+{
+	if (!s->probes || t->probe || t->proc->tgid != s->probes_pid)
+		return;
+	probe_thread_open(s->probes, t->tid, &t->probe);
+}
+
+static void
+probe_close(struct session *s, struct tcb *t)
+{
+	if (t->probe)
+		probe_thread_close(s->probes, t->probe);
+	t->probe = NULL;
+}
+
+/*
+ * The image of the process probes follow changed (the launched command's
+ * first exec, or a later one): find the locations again.  Libraries are
+ * not mapped yet at an exec: their probes stay pending until the
+ * mappings appear (PERF_RECORD_MMAP2, then trace_probe_more).
+ */
+static void
+probe_image(struct session *s, struct tcb *t)
+{
+	if (!s->probes || (s->probes_pid && s->probes_pid != t->proc->tgid) ||
+	    (!s->probes_pid && t->proc->tgid != s->launched))
+		return;
+	s->probes_pid = t->proc->tgid;
+	if (probe_resolve(s->probes, s->probes_pid, PROBE_RESOLVE_QUIET) < 0)
+		error_msg_and_die(CT_EXIT_SPEC, "cannot count the --progress/--latency locations");
+	probe_close(s, t);
+	trace_probe_open(s, t);
+}
+
+void
+trace_probe_more(struct session *s)
+{
+	if (!s->probes || !s->probes_pid || !s->probes_mapped)
+		return;
+	s->probes_mapped = false;
+	probe_resolve(s->probes, s->probes_pid, PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET);
+}
+
 struct ctproc *
 trace_new_proc(struct session *s, pid_t tgid)
 {
@@ -129,6 +175,7 @@ trace_new_thread(struct session *s, pid_t tid, struct ctproc *proc)
 		t->flags |= TCB_DETACH_NEXT;
 	procfs_comm(tid, t->stats->comm);
 	open_ring(s, t);
+	trace_probe_open(s, t);
 	return t;
 }
 
@@ -137,6 +184,7 @@ trace_drop_thread(struct session *s, struct tcb *t)
 {
 	struct ctproc *p = t->proc;
 
+	probe_close(s, t);
 	if (t->ring)
 		sampler_ring_close(s->smp, t->ring);
 	else if (sampler_mode(s->smp) == SAMPLER_CPU)
@@ -249,6 +297,7 @@ on_exec(struct session *s, pid_t tid)
 	procfs_comm(tid, t->stats->comm);
 	/* The event survives exec; a launched command gets its first ring here. */
 	open_ring(s, t);
+	probe_image(s, t);
 	tracelog(tid, "+++ execve");
 	return t;
 }
@@ -300,6 +349,7 @@ on_stop(struct session *s, pid_t tid, int status)
 		 */
 		t->flags |= TCB_EXITING;
 		sampler_drain(s->smp, t->ring);
+		probe_close(s, t);
 		trace_progress_poll(s, t->proc, 0);
 		sig = 0;
 		break;

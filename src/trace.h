@@ -34,6 +34,10 @@ void trace_drop_thread(struct session *, struct tcb *);
 /* Open the symbolizer for proc's current image (after exec, after attach). */
 void trace_proc_image(struct session *, struct ctproc *);
 const char *signame(int sig);
+/* Open the --progress counters on a new thread, if they apply to it. */
+void trace_probe_open(struct session *, struct tcb *);
+/* Executable mappings appeared: look for probes still pending. */
+void trace_probe_more(struct session *);
 /* Find (rate-limited by now; 0: at once) and poll proc's progress page. */
 void trace_progress_poll(struct session *, struct ctproc *, uint64_t now);
 

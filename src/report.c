@@ -176,7 +176,8 @@ report_progress(const struct session *s, FILE *out, double secs)
 
 	if (!n) {
 		fprintf(out, "\nNo progress point: mark units of work with CAUSALTOP_PROGRESS "
-			"(causaltop.h) or COZ_PROGRESS (coz.h) in the program.\n");
+			"(causaltop.h) or COZ_PROGRESS (coz.h), or count a location with "
+			"--progress=SPEC, or use --end-to-end.\n");
 		return;
 	}
 	fprintf(out, "\nProgress points:\n");

@@ -12,10 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "error_prints.h"
+#include "perf_sys.h"
 #include "probe.h"
+#include "procfs.h"
 #include "symbolizer.h"
 #include "xmalloc.h"
 
@@ -1068,13 +1069,6 @@ probe_resolve_one(struct probe *p, const struct probe_image *img,
 
 /* --- counters ----------------------------------------------------------- */
 
-static int
-probe_perf_open(struct perf_event_attr *attr, pid_t tid)
-{
-	return (int) syscall(__NR_perf_event_open, attr, tid, -1, -1,
-			     PERF_FLAG_FD_CLOEXEC);
-}
-
 static uint64_t
 probe_read_fd(int fd)
 {
@@ -1085,20 +1079,6 @@ probe_read_fd(int fd)
 		n = read(fd, &v, sizeof(v));
 	} while (n < 0 && errno == EINTR);
 	return n == sizeof(v) ? v : 0;
-}
-
-static int
-probe_read_int_file(const char *path, int dflt)
-{
-	FILE *f = fopen(path, "re");
-	int v;
-
-	if (!f)
-		return dflt;
-	if (fscanf(f, "%d", &v) != 1)
-		v = dflt;
-	fclose(f);
-	return v;
 }
 
 static void
@@ -1118,7 +1098,7 @@ probe_explain(const struct probe *p, pid_t tid, const char *mech, int err)
 		error_msg("kernel.perf_event_paranoid is %d: counting another "
 			  "process's threads needs <= 2 and the same user, or "
 			  "CAP_PERFMON (or root)",
-			  probe_read_int_file("/proc/sys/kernel/perf_event_paranoid",
+			  procfs_read_int("/proc/sys/kernel/perf_event_paranoid",
 					      99));
 	else if (err == ENOSPC && p->bp_only)
 		error_msg("out of debug registers on that thread (x86 has 4, "
@@ -1143,7 +1123,7 @@ static int
 probe_uprobe_type(struct probe_set *ps)
 {
 	if (ps->uprobe_type == -1) {
-		ps->uprobe_type = probe_read_int_file(probe_uprobe_type_path, -2);
+		ps->uprobe_type = procfs_read_int(probe_uprobe_type_path, -2);
 		if (ps->uprobe_type < 0)
 			ps->uprobe_type = -2;
 	}
@@ -1165,7 +1145,7 @@ probe_open_bp(const struct probe *p, pid_t tid)
 	/* Counting only: user mode, and permitted at perf_event_paranoid 2. */
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	return probe_perf_open(&attr, tid);
+	return perf_sys_open(&attr, tid, -1);
 }
 
 static int
@@ -1186,7 +1166,7 @@ probe_open_uprobe(struct probe_set *ps, const struct probe *p, pid_t tid)
 	attr.config2 = p->uoffset;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	return probe_perf_open(&attr, tid);
+	return perf_sys_open(&attr, tid, -1);
 }
 
 /* One counter for p on tid: 0 with *fd, or -errno (printed but ESRCH). */

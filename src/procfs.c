@@ -130,6 +130,20 @@ procfs_tasks(pid_t pid, pid_t **tids)
 	return (int) n;
 }
 
+int
+procfs_read_int(const char *path, int dflt)
+{
+	FILE *f = fopen(path, "re");
+	int v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%d", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
 unsigned
 procfs_self_fds(void)
 {

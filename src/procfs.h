@@ -19,6 +19,8 @@ char procfs_state(pid_t tid);
 void procfs_comm(pid_t tid, char buf[16]);
 /* Threads of pid; returns count (malloc'ed array in *tids) or -1. */
 int procfs_tasks(pid_t pid, pid_t **tids);
+/* An integer from a file such as /proc/sys/kernel/perf_event_paranoid. */
+int procfs_read_int(const char *path, int dflt);
 /* Open file descriptors of causaltop itself. */
 unsigned procfs_self_fds(void);
 

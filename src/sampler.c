@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "error_prints.h"
+#include "perf_sys.h"
+#include "procfs.h"
 #include "sampler.h"
 #include "xmalloc.h"
 
@@ -34,30 +36,11 @@ struct sampler {
 	char desc[96];
 };
 
-static long
-perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-static int
-read_int_file(const char *path, int dflt)
-{
-	FILE *f = fopen(path, "re");
-	int v;
-
-	if (!f)
-		return dflt;
-	if (fscanf(f, "%d", &v) != 1)
-		v = dflt;
-	fclose(f);
-	return v;
-}
 
 static void
 explain_perf_refusal(int err, const char *what)
 {
-	int paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", 99);
+	int paranoid = procfs_read_int("/proc/sys/kernel/perf_event_paranoid", 99);
 
 	errno = err;
 	perror_msg("perf_event_open (%s) refused", what);
@@ -142,7 +125,7 @@ probe(struct sampler *s, pid_t pid, int cpu)
 
 	fill_attr(s, &attr);
 	attr.disabled = 1;
-	fd = perf_event_open(&attr, pid, cpu);
+	fd = perf_sys_open(&attr, pid, cpu);
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -192,7 +175,7 @@ ring_open(struct sampler *s, pid_t pid, int cpu, void *owner, struct sampler_rin
 	void *map;
 
 	fill_attr(s, &attr);
-	fd = perf_event_open(&attr, pid, cpu);
+	fd = perf_sys_open(&attr, pid, cpu);
 	if (fd < 0)
 		return -errno;
 	/*

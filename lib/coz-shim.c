@@ -20,7 +20,6 @@
  */
 #include "config.h"
 
-#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,14 +52,12 @@ _coz_get_counter(int type, const char *name)
 	    name == NULL)
 		return NULL;
 	/*
-	 * coz.h caches whatever we return for good, NULL included, so unlike
-	 * the macros we must not give up while another thread creates the
-	 * page.  Waiting is fine here: coz.h's first use of a site calls
-	 * dlsym(), so it was never async-signal-safe anyway.
+	 * coz.h caches whatever we return for good, NULL included: that a
+	 * thread arriving while another makes the page waits for it (in
+	 * causaltop_page_get_) matters here too.
 	 */
-	while ((page = causaltop_page_get_()) == NULL)
-		sched_yield();
-	if (page == &causaltop_state_v1_.nopage)
+	page = causaltop_page_get_();
+	if (page == NULL || page == &causaltop_state_v1_.nopage)
 		return NULL;
 	slot = causaltop_slot_claim_(page);
 	if (slot == NULL)

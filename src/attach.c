@@ -145,7 +145,7 @@ trace_launch(struct session *s)
 				   err == EPERM ? "; is ptrace forbidden here (seccomp, container)?" : "");
 	}
 	s->launched = pid;
-	p = trace_new_proc(s, pid);
+	p = proc_new(pid);
 	/* Sampling starts at the exec: the child runs causaltop's code until then. */
 	trace_new_thread(s, pid, p)->flags &= ~TCB_STARTUP;
 	close(gate[1]);
@@ -256,7 +256,7 @@ trace_attach(struct session *s)
 			  (int) pid, (int) tgid);
 		pid = s->opts.pid = tgid;
 	}
-	p = trace_new_proc(s, pid);
+	p = proc_new(pid);
 	p->started = true;
 	/*
 	 * A thread we have not seized yet may create new ones, which we would

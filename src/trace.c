@@ -107,7 +107,7 @@ trace_progress_poll(struct session *s, struct ctproc *p, uint64_t now)
 	if (!p->started)
 		return;
 	/* Looking through /proc/PID/fd costs more than a poll: not every tick. */
-	if (!p->page && now >= p->page_scan_ns) {
+	if (!p->page && (!now || now >= p->page_scan_ns)) {
 		p->page = progress_page_find(proc_query_pid(p), true, s->launched != 0);
 		p->page_scan_ns = now + 100000000ULL;
 	}
@@ -159,12 +159,6 @@ trace_probe_more(struct session *s)
 	probe_resolve(s->probes, s->probes_pid, PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET);
 }
 
-struct ctproc *
-trace_new_proc(struct session *s, pid_t tgid)
-{
-	return proc_new(tgid);
-}
-
 struct tcb *
 trace_new_thread(struct session *s, pid_t tid, struct ctproc *proc)
 {
@@ -202,7 +196,7 @@ trace_drop_thread(struct session *s, struct tcb *t)
 static struct ctproc *
 new_child_proc(struct session *s, pid_t tgid)
 {
-	struct ctproc *p = trace_new_proc(s, tgid);
+	struct ctproc *p = proc_new(tgid);
 
 	if (s->opts.follow_forks) {
 		p->started = true;
@@ -350,7 +344,8 @@ on_stop(struct session *s, pid_t tid, int status)
 		t->flags |= TCB_EXITING;
 		sampler_drain(s->smp, t->ring);
 		probe_close(s, t);
-		trace_progress_poll(s, t->proc, 0);
+		if (t->tid == t->proc->tgid || t->proc->nthreads == 1)
+			trace_progress_poll(s, t->proc, 0);
 		sig = 0;
 		break;
 	case PTRACE_EVENT_STOP:

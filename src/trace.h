@@ -29,7 +29,6 @@ void trace_detach_all(struct session *);
 
 /* Shared by attach.c, trace.c and detach.c. */
 struct tcb *trace_new_thread(struct session *, pid_t tid, struct ctproc *proc);
-struct ctproc *trace_new_proc(struct session *, pid_t tgid);
 void trace_drop_thread(struct session *, struct tcb *);
 /* Open the symbolizer for proc's current image (after exec, after attach). */
 void trace_proc_image(struct session *, struct ctproc *);

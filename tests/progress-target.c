@@ -4,12 +4,15 @@
  * CAUSALTOP_BEGIN/END("txn") and CAUSALTOP_PROGRESS (named FILE:LINE).
  * With "burst": do one round unprofiled-or-not, print "ready", wait for
  * SIGUSR1, do a second round, print "done", then wait for SIGTERM.
+ * With "late": sleep 50 ms first, so that the page appears after the
+ * supervisor's first look for it, and the run ends before its next.
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "causaltop.h"
 #include "tests.h"
 
@@ -59,6 +62,11 @@ main(int argc, char **argv)
 	k = argc > 2 ? atol(argv[2]) : 1000;
 	if (n < 1 || n > 64)
 		fail_exit(99, "1 to 64 threads");
+	if (argc > 3 && !strcmp(argv[3], "late")) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
 	if (argc < 4 || strcmp(argv[3], "burst")) {
 		round_of(n);
 		return 0;

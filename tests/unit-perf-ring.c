@@ -14,29 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 #include "perf_ring.h"
+#include "unit.h"
 
 #define DATA_SIZE 256
 #define MAX_RECS 16
 
-static int failures;
 
-#define CHECK(cond, ...) do { \
-		if (!(cond)) \
-			check_failed(__LINE__, #cond, __VA_ARGS__); \
-	} while (0)
-
-static void __attribute__((format(printf, 3, 4)))
-check_failed(int line, const char *cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "unit-perf-ring.c:%d: FAIL: %s: ", line, cond);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	failures++;
-}
 
 /* A ring, its writer's state, and what the reader delivered. */
 struct fake {

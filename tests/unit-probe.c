@@ -33,32 +33,15 @@
 #include <unistd.h>
 #include "probe.h"
 #include "procfs.h"
+#include "unit.h"
 
 #define K 2000
 #define TARGET PROBE_BUILDDIR "/probetarget"
 #define TARGET_SRC PROBE_SRCDIR "/probetarget.c"
 #define TARGET_DL PROBE_BUILDDIR "/libprobetarget-dl.so"
 
-static int failures;
 static bool have_bp, have_uprobe;
 
-#define CHECK(cond, ...) do { \
-		if (!(cond)) \
-			check_failed(__LINE__, #cond, __VA_ARGS__); \
-	} while (0)
-
-static void __attribute__((format(printf, 3, 4)))
-check_failed(int line, const char *cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "unit-probe.c:%d: FAIL: %s: ", line, cond);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	failures++;
-}
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)

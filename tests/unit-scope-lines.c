@@ -11,22 +11,9 @@
 #include <string.h>
 #include "lines.h"
 #include "scope.h"
+#include "unit.h"
 
-static int failures;
 
-static void __attribute__((format(printf, 2, 3)))
-check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		failures++;
-}
 
 struct match_case {
 	const char *path;

@@ -36,6 +36,7 @@
 #include "scope.h"
 #include "symbolizer.h"
 #include "symtest-marker.h"
+#include "unit.h"
 
 #ifndef SYMTEST_DWARF
 # define SYMTEST_DWARF 0
@@ -64,22 +65,7 @@
 static const useconds_t past_rate_limit_us = 80 * 1000;
 static const uint64_t rate_limit_ns = 50 * 1000 * 1000;
 
-static int failures;
 
-static void __attribute__((format(printf, 2, 3)))
-check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 skip(const char *fmt, ...)

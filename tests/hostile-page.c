@@ -8,7 +8,9 @@
  *   nslots     nslots and used far past what fits; two good slots
  *   name       a slot name without its NUL
  *   kind       a slot of unknown kind, and a good one
- *   backwards  a count that goes down, then up again
+ *   backwards  a count that goes down, then up again: once causaltop has
+ *              enabled the page, count for 0.3 s, drop to 5, hold 0.3 s
+ *              (so that polls see both sides), then count on
  *   scribble   a good page, then random bytes all over it, repeatedly
  */
 #define _GNU_SOURCE
@@ -80,8 +82,20 @@ main(int argc, char **argv)
 		}
 	}
 
+	if (!strcmp(mode, "backwards")) {
+		double t = mono_now() + 10;
+
+		/* Found and enabled by causaltop: its polls start now. */
+		while (!__atomic_load_n(&h->enabled, __ATOMIC_ACQUIRE) && mono_now() < t)
+			;
+		for (t = mono_now() + 0.3; mono_now() < t; )
+			__atomic_fetch_add(&slot(h, 0)->count, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&slot(h, 0)->count, 5, __ATOMIC_RELAXED);
+		for (t = mono_now() + 0.3; mono_now() < t; )
+			;
+	}
 	end = mono_now() + 0.4;
-	for (uint64_t i = 0; mono_now() < end; i++) {
+	while (mono_now() < end) {
 		if (size != CAUSALTOP_PAGE_SIZE)
 			continue;
 		if (!strcmp(mode, "scribble") && mono_now() > end - 0.25) {
@@ -91,8 +105,6 @@ main(int argc, char **argv)
 				p[k] = (unsigned char) rand_r(&seed);
 			continue;
 		}
-		if (!strcmp(mode, "backwards") && i == 2000000)
-			__atomic_store_n(&slot(h, 0)->count, 5, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&slot(h, 0)->count, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&slot(h, 1)->count, 1, __ATOMIC_RELAXED);
 	}

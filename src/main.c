@@ -90,8 +90,6 @@ static void
 on_tick(struct ev_handler *h, uint32_t events)
 {
 	struct loop_fd *l = (struct loop_fd *) h;
-	unsigned fds;
-
 	uint64_t now = now_ns();
 
 	evloop_timer_ack(l->fd);
@@ -99,9 +97,13 @@ on_tick(struct ev_handler *h, uint32_t events)
 	for (struct ctproc *p = proc_first(); p; p = p->next)
 		trace_progress_poll(l->s, p, now);
 	trace_probe_more(l->s);
-	fds = procfs_self_fds();
-	if (fds > l->s->fds_peak)
-		l->s->fds_peak = fds;
+	/* Only the -v report shows it: no /proc walk per tick otherwise. */
+	if (l->s->opts.verbose) {
+		unsigned fds = procfs_self_fds();
+
+		if (fds > l->s->fds_peak)
+			l->s->fds_peak = fds;
+	}
 }
 
 static void

@@ -19,8 +19,6 @@
 #define DATA_SIZE 256
 #define MAX_RECS 16
 
-
-
 /* A ring, its writer's state, and what the reader delivered. */
 struct fake {
 	struct perf_event_mmap_page *meta;

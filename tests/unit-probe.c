@@ -42,7 +42,6 @@
 
 static bool have_bp, have_uprobe;
 
-
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
 {

@@ -13,8 +13,6 @@
 #include "scope.h"
 #include "unit.h"
 
-
-
 struct match_case {
 	const char *path;
 	bool is_main;

@@ -65,8 +65,6 @@
 static const useconds_t past_rate_limit_us = 80 * 1000;
 static const uint64_t rate_limit_ns = 50 * 1000 * 1000;
 
-
-
 static void __attribute__((noreturn, format(printf, 1, 2)))
 skip(const char *fmt, ...)
 {

@@ -2,15 +2,16 @@
  * The demo workload of the README: a small pipeline.  Two workers take
  * blocks, checksum them (compute_checksum, the CPU hog) and then append
  * the result to a shared log under a lock (record_result, serial).
- * Each finished block is one unit of work.
+ * Each finished block is one unit of work: a progress point.
  *
- * demo [SECONDS] — run for SECONDS (default 2).
+ * demo [SECONDS] — run for SECONDS (default 10).
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "causaltop.h"
 
 #define BLOCK 4096
 
@@ -61,6 +62,7 @@ worker(void *arg)
 			buf[i] = (uint8_t) x;
 		}
 		record_result(compute_checksum(buf, BLOCK));
+		CAUSALTOP_PROGRESS_NAMED("blocks");
 	}
 	return NULL;
 }
@@ -70,7 +72,7 @@ main(int argc, char **argv)
 {
 	pthread_t t[2];
 
-	end_time = now() + (argc > 1 ? atof(argv[1]) : 2);
+	end_time = now() + (argc > 1 ? atof(argv[1]) : 10);
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, worker, (void *) (uintptr_t) (i + 1));
 	for (int i = 0; i < 2; i++)

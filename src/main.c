@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "causal_out.h"
 #include "collect.h"
 #include "error_prints.h"
 #include "evloop.h"
+#include "experiment.h"
 #include "lines.h"
 #include "probe.h"
 #include "procfs.h"
@@ -28,12 +31,19 @@
 #include "tcb.h"
 #include "trace.h"
 #include "tracelog.h"
+#include "wake.h"
 #include "xmalloc.h"
 
-/* Rings hold >= 300 ms of samples at 1 kHz: 20 ms drains keep them far from full. */
+/*
+ * Rings hold >= 300 ms of samples at 1 kHz: 20 ms drains keep them far
+ * from full.  Experiments tick faster (exp_tick_ns): delays are paid in
+ * batches, one per tick.
+ */
 #define TICK_NS 20000000ULL
 
 static struct session *the_session;
+
+static void probes_sync(struct session *, bool final);
 
 struct loop_fd {
 	struct ev_handler h;
@@ -94,9 +104,22 @@ on_tick(struct ev_handler *h, uint32_t events)
 
 	evloop_timer_ack(l->fd);
 	sampler_drain(l->s->smp, NULL);
+	if (l->s->wake)
+		wake_drain(l->s->wake);
 	for (struct ctproc *p = proc_first(); p; p = p->next)
 		trace_progress_poll(l->s, p, now);
 	trace_probe_more(l->s);
+	probes_sync(l->s, false);
+	if (l->s->exp) {
+		uint64_t want;
+
+		exp_tick(l->s->exp, now);
+		want = exp_tick_ns(l->s->exp);
+		if (want != l->s->tick_ns) {
+			l->s->tick_ns = want;
+			evloop_timer_arm(l->fd, want, want);
+		}
+	}
 	/* Only the -v report shows it: no /proc walk per tick otherwise. */
 	if (l->s->opts.verbose) {
 		unsigned fds = procfs_self_fds();
@@ -168,29 +191,158 @@ make_probes(struct session *s)
 		exit(CT_EXIT_USAGE);
 }
 
-/* The probes' totals, final once every thread's counters are closed. */
+/*
+ * The probes' counts into their progress points: on every tick (the
+ * experiments read them), and a last time, final, once every thread's
+ * counters are closed.
+ */
 static void
-probes_to_points(struct session *s)
+probes_sync(struct session *s, bool final)
 {
 	unsigned n = s->probes ? probe_nprobes(s->probes) : 0;
 
+	if (n && !s->probe_points)
+		s->probe_points = xcalloc(n, sizeof(*s->probe_points));
 	for (unsigned i = 0; i < n; i++) {
 		enum probe_kind k = probe_kind_of(s->probes, i);
-		struct progress_point *p;
+		struct progress_point *p = s->probe_points[i];
 
 		if (!probe_resolved(s->probes, i)) {
-			error_msg("warning: progress point '%s' was never found in the program",
-				  probe_name(s->probes, i));
+			if (final)
+				error_msg("warning: progress point '%s' was never found in the program",
+					  probe_name(s->probes, i));
 			continue;
 		}
-		p = progress_point(s->progress, probe_name(s->probes, i),
-				   k == PROBE_THROUGHPUT ? PROGRESS_THROUGHPUT : PROGRESS_LATENCY,
-				   probe_mechanism(s->probes, i));
+		if (!p)
+			p = s->probe_points[i] = progress_point(s->progress, probe_name(s->probes, i),
+				k == PROBE_THROUGHPUT ? PROGRESS_THROUGHPUT : PROGRESS_LATENCY,
+				probe_mechanism(s->probes, i));
+		/* Breakpoints on some threads, uprobes on others: known at the end. */
+		if (final)
+			p->source = probe_mechanism(s->probes, i);
 		if (k == PROBE_BEGIN)
 			p->arrivals = probe_count(s->probes, i);
 		else
 			p->count = probe_count(s->probes, i);
 	}
+}
+
+static void
+on_wake(void *ctx, const struct wake_event *w)
+{
+	struct session *s = ctx;
+
+	exp_wake(s->exp, w);
+}
+
+/*
+ * The experiment engine, and who-woke-whom for it: the sched_waking
+ * tracepoint when it can be had, else blocked threads are classified by
+ * their system call (doc/design.md).
+ */
+static void
+make_experiments(struct session *s)
+{
+	const struct options *o = &s->opts;
+	struct exp_config cfg = {
+		.period_ns = o->period_ns,
+		.by_function = o->by_function,
+		.fixed_line = o->fixed_line,
+		.fixed_speedup = o->fixed_speedup,
+		.seed = o->seed ? o->seed : now_ns() ^ ((uint64_t) getpid() << 32),
+	};
+	const char *why = NULL;
+
+	if (o->no_experiments)
+		return;
+	if (o->end_to_end) {
+		if (o->fixed_line || o->fixed_speedup >= 0)
+			error_msg_and_die(CT_EXIT_USAGE, "--end-to-end runs no experiments: "
+					  "--fixed-line and --fixed-speedup do not apply");
+		return;
+	}
+	if (o->wake_tracking != WAKE_TRACKING_SYSCALL &&
+	    wake_open(&s->wake, on_wake, s, &why) < 0) {
+		if (o->wake_tracking == WAKE_TRACKING_SCHED)
+			error_msg_and_die(CT_EXIT_PERF, "--wake-tracking=sched: %s", why);
+		s->wake = NULL;
+		if (o->verbose)
+			error_msg("wake-ups are not tracked (%s): blocked threads are "
+				  "classified by their system call", why);
+	}
+	s->wake_mode = s->wake ? "sched_waking" : "syscall";
+	cfg.wake_tracking = s->wake != NULL;
+	s->exp = exp_new(s, &cfg);
+}
+
+static void
+fill_meta(struct session *s, struct causal_meta *m)
+{
+	struct exp_summary sm;
+
+	exp_summary(s->exp, now_ns(), &sm);
+	*m = (struct causal_meta) {
+		.command = s->opts.cmd,
+		.pid = s->opts.pid ? s->opts.pid : s->launched,
+		.startup_realtime_ns = s->startup_realtime_ns,
+		.start_ns = s->start_ns,
+		.end_ns = s->end_ns ? s->end_ns : now_ns(),
+		.period_ns = s->opts.period_ns,
+		.sampler = sampler_describe(s->smp),
+		.wake_tracking = s->wake_mode,
+		.exe = s->exe,
+		.by_function = s->opts.by_function,
+		.delay_ns = sm.delay_ns,
+		.samples_total = s->samples.total,
+	};
+}
+
+/* -o and --json: written whole, to a temporary name, then renamed. */
+static void
+write_profile(struct session *s, const char *path, bool json)
+{
+	struct causal_meta m;
+	char *tmp;
+	FILE *f;
+	int err;
+
+	if (!path)
+		return;
+	fill_meta(s, &m);
+	tmp = xasprintf("%s.tmp%d", path, (int) getpid());
+	if (!(f = fopen(tmp, "we"))) {
+		perror_msg("cannot write %s", tmp);
+		free(tmp);
+		return;
+	}
+	err = json ? causal_write_json(f, &m, exp_stats(s->exp), s->lines, s->progress)
+		   : causal_write_coz(f, &m, exp_stats(s->exp), s->lines, s->progress);
+	if (fclose(f) || err < 0 || rename(tmp, path) < 0) {
+		perror_msg("writing %s", path);
+		unlink(tmp);
+	}
+	free(tmp);
+}
+
+static void
+print_causal(struct session *s, FILE *out)
+{
+	struct causal_meta m;
+
+	if (!s->exp)
+		return;
+	fill_meta(s, &m);
+	causal_print_table(out, &m, exp_stats(s->exp), s->lines, s->progress, s->opts.top);
+	fflush(out);
+}
+
+static void
+on_report_interval(struct ev_handler *h, uint32_t events)
+{
+	struct loop_fd *l = (struct loop_fd *) h;
+
+	evloop_timer_ack(l->fd);
+	print_causal(l->s, stdout);
 }
 
 static void
@@ -220,15 +372,22 @@ make_scope(const struct options *o)
 static void
 write_report(struct session *s)
 {
-	FILE *out = stdout;
+	report_flat(s, stdout);
+	if (s->exp && s->opts.verbose) {
+		struct exp_summary sm;
 
-	if (s->opts.output && !(out = fopen(s->opts.output, "we"))) {
-		perror_msg("cannot write %s", s->opts.output);
-		out = stdout;
+		exp_summary(s->exp, now_ns(), &sm);
+		printf("Experiments: %u (%u baselines), delay inserted %.3f s; wake-ups %s: "
+		       "%" PRIu64 " between traced threads, %" PRIu64 " credited; "
+		       "pauses %" PRIu64 " held, %" PRIu64 " found blocked\n",
+		       sm.done, sm.baselines, sm.delay_ns / 1e9, s->wake_mode, sm.wakes,
+		       sm.wakes_credited, sm.pauses, sm.pauses_blocked);
 	}
-	report_flat(s, out);
-	if (out != stdout && fclose(out))
-		perror_msg("writing %s", s->opts.output);
+	print_causal(s, stdout);
+	if (s->exp) {
+		write_profile(s, s->opts.output, false);
+		write_profile(s, s->opts.json, true);
+	}
 	fflush(stdout);
 }
 
@@ -258,7 +417,8 @@ int
 main(int argc, char **argv)
 {
 	static struct session s;
-	struct loop_fd sig_l, tick_l, dur_l;
+	struct loop_fd sig_l, tick_l, dur_l, rep_l;
+	struct timespec rt;
 	struct sampler_config scfg;
 	sigset_t mask;
 	int err, status;
@@ -297,6 +457,7 @@ main(int argc, char **argv)
 		exit(CT_EXIT_PERF);
 
 	s.ev = evloop_new();
+	make_experiments(&s);
 	sig_l.h.fn = on_signal;
 	sig_l.s = &s;
 	evloop_add(s.ev, sig_l.fd, EPOLLIN, &sig_l.h);
@@ -307,7 +468,14 @@ main(int argc, char **argv)
 		dur_l.fd = evloop_timer_new();
 		evloop_add(s.ev, dur_l.fd, EPOLLIN, &dur_l.h);
 	}
+	rep_l = (struct loop_fd) { .h.fn = on_report_interval, .fd = -1, .s = &s };
+	if (s.opts.report_interval_ns && s.exp) {
+		rep_l.fd = evloop_timer_new();
+		evloop_add(s.ev, rep_l.fd, EPOLLIN, &rep_l.h);
+	}
 	s.fds_at_start = s.fds_peak = procfs_self_fds();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	s.startup_realtime_ns = rt.tv_sec * 1000000000ULL + rt.tv_nsec;
 
 	the_session = &s;
 	set_die_hook(die_hook);
@@ -316,20 +484,26 @@ main(int argc, char **argv)
 		trace_attach(&s);
 	else
 		trace_launch(&s);
+	s.tick_ns = TICK_NS;
 	evloop_timer_arm(tick_l.fd, TICK_NS, TICK_NS);
 	if (dur_l.fd >= 0)
 		evloop_timer_arm(dur_l.fd, s.opts.duration_ns, 0);
+	if (rep_l.fd >= 0)
+		evloop_timer_arm(rep_l.fd, s.opts.report_interval_ns, s.opts.report_interval_ns);
 
 	do {
 		while (!s.stop_requested && tcb_count())
 			evloop_run_once(s.ev, -1);
 	} while (next_run(&s));
 
+	/* Every paused thread runs again before anything else. */
+	if (s.exp)
+		exp_finish(s.exp);
 	trace_detach_all(&s);
 	sampler_drain(s.smp, NULL);
 	s.end_ns = now_ns();
 	s.fds_at_exit = procfs_self_fds();
-	probes_to_points(&s);
+	probes_sync(&s, true);
 	write_report(&s);
 
 	/* A launched command, now untraced, is still our child. */
@@ -341,7 +515,11 @@ main(int argc, char **argv)
 			;
 	}
 
+	exp_free(s.exp);
+	wake_close(s.wake);
 	sampler_free(s.smp);
+	if (rep_l.fd >= 0)
+		close(rep_l.fd);
 	evloop_free(s.ev);
 	close(sig_l.fd);
 	close(tick_l.fd);
@@ -352,7 +530,9 @@ main(int argc, char **argv)
 	lines_free(s.lines);
 	progress_table_free(s.progress);
 	probe_set_free(s.probes);
+	free(s.probe_points);
 	free(s.coz_shim);
+	free(s.exe);
 	thread_stats_free_all();
 	options_free(&s.opts);
 

@@ -38,6 +38,16 @@ static const char usage_text[] =
 "      --probe-mode=MODE     breakpoint, uprobe or auto (default auto: hardware\n"
 "                            breakpoints, uprobes when out of debug registers)\n"
 "\n"
+"Causal experiments:\n"
+"      --fixed-line=LOC      only experiment on LOC (FILE:LINE, a path suffix,\n"
+"                            or FUNCTION)\n"
+"      --fixed-speedup=PCT   only this speedup (0 to 100), against 0% baselines\n"
+"      --granularity=G       line or function (default line)\n"
+"      --seed=N              seed of the experiment scheduler (default: clock)\n"
+"      --wake-tracking=MODE  sched, syscall or auto (default auto: sched if the\n"
+"                            sched_waking tracepoint can be used)\n"
+"      --no-experiments      sample only: a flat profile, no virtual speedups\n"
+"\n"
 "Sampling:\n"
 "      --period=MS           sampling period in ms of thread CPU time (default 1)\n"
 "      --sampler=MODE        cpu, thread or auto (default auto: cpu if permitted)\n"
@@ -49,7 +59,10 @@ static const char usage_text[] =
 "\n"
 "Output:\n"
 "      --no-tui              batch mode: print the profile at exit\n"
-"  -o, --output=FILE         write the profile to FILE instead of stdout\n"
+"  -o, --output=FILE         write the causal profile to FILE (Coz's format)\n"
+"      --json=FILE           write the causal profile to FILE as JSON\n"
+"      --report-interval=SECONDS\n"
+"                            with --no-tui, print the ranked table every SECONDS\n"
 "      --top=N               show the N hottest lines and functions (default 20)\n"
 "      --trace-log=FILE      log ptrace events (attach, clone, signals, exit)\n"
 "  -v, --verbose             more detail; twice for debug messages\n"
@@ -70,6 +83,14 @@ enum {
 	OPT_PROGRESS,
 	OPT_LATENCY,
 	OPT_PROBE_MODE,
+	OPT_FIXED_LINE,
+	OPT_FIXED_SPEEDUP,
+	OPT_GRANULARITY,
+	OPT_SEED,
+	OPT_WAKE_TRACKING,
+	OPT_NO_EXPERIMENTS,
+	OPT_JSON,
+	OPT_REPORT_INTERVAL,
 };
 
 static const struct option long_options[] = {
@@ -82,6 +103,14 @@ static const struct option long_options[] = {
 	{ "progress",		required_argument, NULL, OPT_PROGRESS },
 	{ "latency",		required_argument, NULL, OPT_LATENCY },
 	{ "probe-mode",		required_argument, NULL, OPT_PROBE_MODE },
+	{ "fixed-line",		required_argument, NULL, OPT_FIXED_LINE },
+	{ "fixed-speedup",	required_argument, NULL, OPT_FIXED_SPEEDUP },
+	{ "granularity",	required_argument, NULL, OPT_GRANULARITY },
+	{ "seed",		required_argument, NULL, OPT_SEED },
+	{ "wake-tracking",	required_argument, NULL, OPT_WAKE_TRACKING },
+	{ "no-experiments",	no_argument,	   NULL, OPT_NO_EXPERIMENTS },
+	{ "json",		required_argument, NULL, OPT_JSON },
+	{ "report-interval",	required_argument, NULL, OPT_REPORT_INTERVAL },
 	{ "period",		required_argument, NULL, OPT_PERIOD },
 	{ "sampler",		required_argument, NULL, OPT_SAMPLER },
 	{ "event",		required_argument, NULL, OPT_EVENT },
@@ -140,6 +169,7 @@ options_parse(struct options *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->period_ns = 1000000;
 	o->top = 20;
+	o->fixed_speedup = -1;
 	/* "+": stop at the first non-option, which starts the command. */
 	while ((c = getopt_long(argc, argv, "+p:fb:s:o:vhV", long_options, NULL)) != -1) {
 		char *end;
@@ -175,6 +205,56 @@ options_parse(struct options *o, int argc, char **argv)
 			if ((o->probe_mode = probe_mode_from_name(optarg)) < 0)
 				usage_error("invalid --probe-mode '%s' (auto, breakpoint or uprobe)",
 					    optarg);
+			break;
+		case OPT_FIXED_LINE:
+			if (!*optarg)
+				usage_error("%s", "empty --fixed-line");
+			o->fixed_line = optarg;
+			break;
+		case OPT_FIXED_SPEEDUP:
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > 100)
+				usage_error("invalid --fixed-speedup '%s' (0 to 100)", optarg);
+			o->fixed_speedup = (int) v;
+			break;
+		case OPT_GRANULARITY:
+			if (!strcmp(optarg, "function"))
+				o->by_function = true;
+			else if (strcmp(optarg, "line"))
+				usage_error("invalid --granularity '%s' (line or function)", optarg);
+			break;
+		case OPT_SEED: {
+			unsigned long long u;
+
+			errno = 0;
+			u = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end || optarg[0] == '-')
+				usage_error("invalid --seed '%s'", optarg);
+			/* 0 would mean "from the clock": any fixed value is a seed. */
+			o->seed = u ? u : 1;
+			break;
+		}
+		case OPT_WAKE_TRACKING:
+			if (!strcmp(optarg, "auto"))
+				o->wake_tracking = WAKE_TRACKING_AUTO;
+			else if (!strcmp(optarg, "sched"))
+				o->wake_tracking = WAKE_TRACKING_SCHED;
+			else if (!strcmp(optarg, "syscall"))
+				o->wake_tracking = WAKE_TRACKING_SYSCALL;
+			else
+				usage_error("invalid --wake-tracking '%s' (sched, syscall or auto)",
+					    optarg);
+			break;
+		case OPT_NO_EXPERIMENTS:
+			o->no_experiments = true;
+			break;
+		case OPT_JSON:
+			o->json = optarg;
+			break;
+		case OPT_REPORT_INTERVAL:
+			if (!(o->report_interval_ns = parse_ns(optarg, 1e9)))
+				usage_error("invalid --report-interval '%s' (seconds, > 0)", optarg);
 			break;
 		case OPT_NO_COZ_SHIM:
 			o->no_coz_shim = true;
@@ -262,6 +342,8 @@ options_parse(struct options *o, int argc, char **argv)
 		usage_error("%s", "--runs needs --end-to-end");
 	if (!o->runs)
 		o->runs = 1;
+	if (o->no_experiments && (o->fixed_line || o->fixed_speedup >= 0))
+		usage_error("%s", "--fixed-line and --fixed-speedup need experiments");
 	debug_flag = o->verbose >= 2;
 }
 

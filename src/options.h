@@ -31,9 +31,20 @@ struct options {
 	const char **latency;		/* --latency BEGIN,END */
 	size_t n_latency;
 	int probe_mode;			/* enum probe_mode */
+	/* causal experiments */
+	bool no_experiments;
+	const char *fixed_line;		/* FILE:LINE or FUNCTION */
+	int fixed_speedup;		/* 0..100; -1 when not fixed */
+	bool by_function;		/* --granularity=function */
+	uint64_t seed;			/* 0: from the clock */
+	int wake_tracking;		/* WAKE_TRACKING_* */
+	const char *json;		/* --json FILE */
+	uint64_t report_interval_ns;	/* 0: only at exit */
 	unsigned runs;
 	int verbose;
 };
+
+enum { WAKE_TRACKING_AUTO, WAKE_TRACKING_SCHED, WAKE_TRACKING_SYSCALL };
 
 /* Parse or exit: CT_EXIT_USAGE on bad input, 0 after --help/--version. */
 void options_parse(struct options *, int argc, char **argv);

@@ -77,6 +77,46 @@ procfs_state(pid_t tid)
 }
 
 bool
+procfs_schedstat(pid_t tid, uint64_t *run_ns, uint64_t *wait_ns)
+{
+	char path[64];
+	unsigned long long run, wait;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int) tid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	n = fscanf(f, "%llu %llu", &run, &wait);
+	fclose(f);
+	if (n != 2)
+		return false;
+	*run_ns = run;
+	*wait_ns = wait;
+	return true;
+}
+
+long
+procfs_syscall(pid_t tid)
+{
+	char path[64], buf[32];
+	long nr;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int) tid);
+	if (!(f = fopen(path, "re")))
+		return -2;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	if (!strncmp(buf, "running", 7))
+		return -1;
+	if (sscanf(buf, "%ld", &nr) != 1 || nr < 0)
+		return -2;
+	return nr;
+}
+
+bool
 procfs_is_kthread(pid_t pid)
 {
 	char buf[1024];

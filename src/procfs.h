@@ -3,6 +3,7 @@
 # define CT_PROCFS_H
 
 # include <stdbool.h>
+# include <stdint.h>
 # include <sys/types.h>
 
 /* Thread group of tid, or -1 when it is gone. */
@@ -15,6 +16,16 @@ long procfs_uid(pid_t pid);
 bool procfs_is_kthread(pid_t pid);
 /* State letter from /proc/TID/stat (R, S, D, T, t, Z, X), or 0. */
 char procfs_state(pid_t tid);
+/*
+ * The system call tid is blocked in (/proc/TID/syscall): its number, -1
+ * when it is running (in user space), -2 when it cannot be told.
+ */
+long procfs_syscall(pid_t tid);
+/*
+ * From /proc/TID/schedstat: CPU time run and time spent runnable waiting
+ * for a CPU, in ns.  False when the thread is gone.
+ */
+bool procfs_schedstat(pid_t tid, uint64_t *run_ns, uint64_t *wait_ns);
 /* Thread name into buf (16 bytes); "?" when gone. */
 void procfs_comm(pid_t tid, char buf[16]);
 /* Threads of pid; returns count (malloc'ed array in *tids) or -1. */

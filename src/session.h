@@ -12,11 +12,14 @@
 # include "options.h"
 
 struct evloop;
+struct exp_engine;
 struct lines_table;
+struct progress_point;
 struct probe_set;
 struct progress_table;
 struct sampler;
 struct scope;
+struct wake;
 
 struct session {
 	struct options opts;
@@ -29,6 +32,14 @@ struct session {
 	pid_t probes_pid;		/* the process they are resolved in */
 	bool probes_mapped;		/* executable mappings since the last
 					   look for pending probes */
+	struct progress_point **probe_points;	/* per probe, once resolved */
+
+	struct exp_engine *exp;		/* NULL with --no-experiments */
+	struct wake *wake;		/* wake-up tracker, NULL if none */
+	const char *wake_mode;		/* "sched_waking" or "syscall" */
+	uint64_t tick_ns;		/* current tick period */
+	uint64_t startup_realtime_ns;	/* CLOCK_REALTIME at start */
+	char *exe;			/* the target's main binary, first seen */
 
 	sigset_t orig_sigmask;		/* before causaltop blocked its own */
 	char *coz_shim;			/* library preloaded into the command */

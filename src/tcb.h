@@ -10,6 +10,7 @@
 # include <stdbool.h>
 # include <stdint.h>
 # include <sys/types.h>
+# include "delay.h"
 
 struct probe_thread;
 struct progress_page;
@@ -46,6 +47,12 @@ struct thread_stats {
 # define TCB_DETACH_NEXT	0x08
 /* PTRACE_EVENT_EXIT seen: the thread is on its way out. */
 # define TCB_EXITING		0x10
+/* PTRACE_INTERRUPT sent to pay a delay; its stop has not come yet. */
+# define TCB_PAUSE_PENDING	0x20
+/* Held in that stop until pause_until_ns (TCB_STOPPED is set too). */
+# define TCB_PAUSED		0x40
+/* Seen blocked while owing delay; nothing to pause until a wake-up. */
+# define TCB_BLOCKED		0x80
 
 struct tcb {
 	pid_t tid;
@@ -55,6 +62,14 @@ struct tcb {
 	struct sampler_ring *ring;	/* thread sampler, NULL in cpu mode */
 	struct probe_thread *probe;	/* its --progress counters */
 	struct thread_stats *stats;
+	struct delay_thread delay;	/* virtual-speedup accounting */
+	uint64_t pause_req_ns;		/* when the pause was asked for, then
+					   when it began (the stop) */
+	uint64_t pause_until_ns;	/* when to restart it */
+	/* Its hits weigh (run + wait for a CPU) / run, in 1/1000 (see experiment.c). */
+	unsigned hit_scale;
+	uint64_t last_run_ns;		/* last seen running: a sample, a wake-up */
+	uint64_t ss_run, ss_wait, ss_hits;	/* at the last look */
 	struct tcb *hnext;		/* hash chain */
 	struct tcb *prev, *next;	/* list of all tcbs */
 };

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "error_prints.h"
+#include "experiment.h"
 #include "probe.h"
 #include "procfs.h"
 #include "progress.h"
@@ -24,6 +26,7 @@
 #include "tcb.h"
 #include "trace.h"
 #include "tracelog.h"
+#include "xmalloc.h"
 
 const char *
 signame(int sig)
@@ -91,6 +94,17 @@ proc_query_pid(struct ctproc *p)
 void
 trace_proc_image(struct session *s, struct ctproc *p)
 {
+	/* The first image of the first process names the profile. */
+	if (!s->exe && p->started) {
+		char path[64], buf[4096];
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int) proc_query_pid(p));
+		if ((n = readlink(path, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = 0;
+			s->exe = xstrdup(buf);
+		}
+	}
 	/* Samples taken on the old image are symbolized against it. */
 	sampler_drain(s->smp, NULL);
 	sym_proc_free(p->sym);
@@ -168,6 +182,8 @@ trace_new_thread(struct session *s, pid_t tid, struct ctproc *proc)
 	if (s->detaching)
 		t->flags |= TCB_DETACH_NEXT;
 	procfs_comm(tid, t->stats->comm);
+	if (s->exp)
+		exp_thread_new(s->exp, t, NULL);
 	open_ring(s, t);
 	trace_probe_open(s, t);
 	return t;
@@ -178,6 +194,8 @@ trace_drop_thread(struct session *s, struct tcb *t)
 {
 	struct ctproc *p = t->proc;
 
+	if (s->exp)
+		exp_thread_gone(s->exp, t);
 	probe_close(s, t);
 	if (t->ring)
 		sampler_ring_close(s->smp, t->ring);
@@ -263,7 +281,10 @@ on_new_child(struct session *s, struct tcb *parent, int event)
 	p = proc_lookup(tgid);
 	if (!p)
 		p = new_child_proc(s, tgid);
-	new_child_thread(s, p, child);
+	t = new_child_thread(s, p, child);
+	/* It starts where its parent's delay accounting is. */
+	if (s->exp)
+		exp_thread_new(s->exp, t, parent);
 }
 
 /*
@@ -356,9 +377,14 @@ on_stop(struct session *s, pid_t tid, int status)
 		if (t->tid == t->proc->tgid || t->proc->nthreads == 1)
 			trace_progress_poll(s, t->proc, 0);
 		sig = 0;
+		if (s->exp && !(t->flags & TCB_DETACH_NEXT) && exp_exit_pay(s->exp, t, now_ns()))
+			return;
 		break;
 	case PTRACE_EVENT_STOP:
 		if (is_stop_signal(sig)) {
+			/* Stopped anyway: a pause asked for is moot. */
+			if ((t->flags & TCB_PAUSE_PENDING) && s->exp)
+				exp_pause_cancel(s->exp, t);
 			if (!(t->flags & TCB_GROUP_STOP) && t->proc->started)
 				tracelog(tid, "--- stopped by %s ---", signame(sig));
 			t->flags |= TCB_GROUP_STOP;
@@ -373,6 +399,10 @@ on_stop(struct session *s, pid_t tid, int status)
 		/* An interrupt stop, a new thread's first stop, or SIGCONT. */
 		t->flags &= ~TCB_GROUP_STOP;
 		sig = 0;
+		/* Ours, to pay a delay: held there until it is paid. */
+		if ((t->flags & TCB_PAUSE_PENDING) && s->exp && !(t->flags & TCB_DETACH_NEXT) &&
+		    exp_on_pause_stop(s->exp, t, now_ns()))
+			return;
 		break;
 	case 0:
 		/* Signal-delivery-stop: pass the signal on unchanged. */

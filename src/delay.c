@@ -1,0 +1,164 @@
+#include "config.h"
+#include "delay.h"
+
+/*
+ * Record a change of delta at time t.  Events reach us a few ms late and
+ * not in time order (a sample drained after a pause that began later):
+ * the history stays sorted by time, and a change raises every value
+ * stamped after it as well.
+ */
+static void
+stamp(struct delay_thread *d, uint64_t t, uint64_t delta)
+{
+	unsigned i = d->hist_n;
+
+	while (i > 0 && d->hist_t[i - 1] > t) {
+		d->hist_v[i - 1] += delta;
+		i--;
+	}
+	if (d->hist_n == DELAY_HISTORY) {
+		/* Forget the oldest; if the new one is older still, drop it. */
+		if (i == 0)
+			return;
+		for (unsigned k = 1; k < DELAY_HISTORY; k++) {
+			d->hist_t[k - 1] = d->hist_t[k];
+			d->hist_v[k - 1] = d->hist_v[k];
+		}
+		d->hist_n--;
+		i--;
+	}
+	for (unsigned k = d->hist_n; k > i; k--) {
+		d->hist_t[k] = d->hist_t[k - 1];
+		d->hist_v[k] = d->hist_v[k - 1];
+	}
+	d->hist_t[i] = t;
+	d->hist_v[i] = (i ? d->hist_v[i - 1] : d->local - delta) + delta;
+	d->hist_n++;
+}
+
+void
+delay_thread_init(struct delay_thread *d, const struct delay_global *g, uint64_t now)
+{
+	*d = (struct delay_thread) { .local = g->global };
+	stamp(d, now, 0);
+}
+
+void
+delay_thread_inherit_parent(struct delay_thread *child, const struct delay_thread *parent,
+			    uint64_t now)
+{
+	*child = (struct delay_thread) { .local = parent->local };
+	stamp(child, now, 0);
+}
+
+static void
+stamp_global(struct delay_global *g, uint64_t t)
+{
+	unsigned last = (g->hist_head + DELAY_G_HISTORY - 1) % DELAY_G_HISTORY;
+
+	/* Hits arrive a little out of order: a rise is stamped no earlier
+	   than the last one, which keeps the ring sorted. */
+	if (g->hist_n && g->hist_t[last] > t)
+		t = g->hist_t[last];
+	g->hist_t[g->hist_head] = t;
+	g->hist_v[g->hist_head] = g->global;
+	g->hist_head = (g->hist_head + 1) % DELAY_G_HISTORY;
+	if (g->hist_n < DELAY_G_HISTORY)
+		g->hist_n++;
+}
+
+uint64_t
+delay_global_at(const struct delay_global *g, uint64_t t)
+{
+	unsigned lo = 0, hi = g->hist_n;
+
+	if (!g->hist_n)
+		return g->global;
+	/* Binary search over the ring, oldest first: last stamp <= t. */
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		unsigned i = (g->hist_head + DELAY_G_HISTORY - g->hist_n + mid) % DELAY_G_HISTORY;
+
+		if (g->hist_t[i] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo) {
+		unsigned oldest = (g->hist_head + DELAY_G_HISTORY - g->hist_n) % DELAY_G_HISTORY;
+
+		/* Before the first rise G was 0; past a wrapped ring, unknown:
+		   the oldest value (crediting too little rather than too much). */
+		return g->hist_n < DELAY_G_HISTORY ? 0 : g->hist_v[oldest];
+	}
+	return g->hist_v[(g->hist_head + DELAY_G_HISTORY - g->hist_n + lo - 1) % DELAY_G_HISTORY];
+}
+
+void
+delay_hit(struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t dl)
+{
+	d->local += dl;
+	d->hits++;
+	if (d->local > g->global) {
+		g->global = d->local;
+		stamp_global(g, t);
+	}
+	stamp(d, t, dl);
+}
+
+void
+delay_paid(struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t ns)
+{
+	d->local += ns;
+	d->paid_ns += ns;
+	stamp(d, t, ns);
+}
+
+uint64_t
+delay_local_at(const struct delay_thread *d, uint64_t t)
+{
+	/* The last change at or before t; older than the history: the oldest. */
+	for (unsigned i = d->hist_n; i > 0; i--)
+		if (d->hist_t[i - 1] <= t)
+			return d->hist_v[i - 1];
+	return d->hist_n ? d->hist_v[0] : d->local;
+}
+
+uint64_t
+delay_wake(const struct delay_global *g, struct delay_thread *d, uint64_t t,
+	   uint64_t waker_local, uint64_t blocked)
+{
+	uint64_t to = waker_local < g->global ? waker_local : g->global;
+	uint64_t at_block = delay_global_at(g, blocked);
+	uint64_t credit;
+
+	/* Only what was inserted while it slept, and what its waker absorbed. */
+	if (to <= at_block)
+		return 0;
+	credit = to - at_block;
+	if (d->local + credit > to)
+		credit = to > d->local ? to - d->local : 0;
+	if (!credit)
+		return 0;
+	d->local += credit;
+	d->credited_ns += credit;
+	stamp(d, t, credit);
+	return credit;
+}
+
+uint64_t
+delay_owed(const struct delay_global *g, const struct delay_thread *d)
+{
+	return g->global > d->local ? g->global - d->local : 0;
+}
+
+void
+delay_forgive(const struct delay_global *g, struct delay_thread *d, uint64_t now)
+{
+	uint64_t delta = g->global - d->local;
+
+	if (d->local >= g->global)
+		return;
+	d->local = g->global;
+	stamp(d, now, delta);
+}

@@ -1,0 +1,823 @@
+/*
+ * The experiment engine (see experiment.h for the life of an experiment,
+ * delay.h for the accounting, doc/design.md for the rules on blocking).
+ *
+ * Scheduling.  Targets are the in-scope lines (or functions) with the
+ * most samples.  Each turn picks one target and runs, on it, a 0%
+ * baseline followed by two speedup levels (one in fixed-speedup mode):
+ * baselines are interleaved with the measurements they are compared to,
+ * and every target has baselines of its own, as Coz's viewer wants.  A
+ * target with fewer than EXPLORE_MIN experiments is served first, by
+ * sample count; after that, mostly the target whose impact could still be
+ * the largest (the upper end of its confidence interval), sometimes one
+ * drawn in proportion to samples, so that no line is starved.  Levels
+ * cycle through a fixed sequence weighted towards 10/25/50/100%.
+ *
+ * Length.  An experiment lasts until its progress points have seen about
+ * TARGET_EVENTS events: the length doubles when the least frequent point
+ * saw fewer than that, halves when it saw four times more.
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "delay.h"
+#include "error_prints.h"
+#include "experiment.h"
+#include "lines.h"
+#include "pause.h"
+#include "procfs.h"
+#include "progress.h"
+#include "sampler.h"
+#include "session.h"
+#include "stats.h"
+#include "tcb.h"
+#include "wake.h"
+#include "xmalloc.h"
+
+/* Debts below this wait for the next tick: a pause costs ~12 us. */
+#define MIN_PAUSE_NS		100000ULL
+#define COOLOFF_NS		10000000ULL
+#define DRAIN_MAX_NS		20000000ULL
+#define TARGET_EVENTS		40
+#define MIN_EVENTS		5
+#define EXPLORE_MIN		4
+#define CANDIDATES_MAX		16
+#define TICK_EXPERIMENT_NS	4000000ULL
+#define TICK_IDLE_NS		20000000ULL
+
+#define SYS_FUTEX_NR		202	/* x86-64 */
+#define SYS_FUTEX_WAITV_NR	449
+
+static const unsigned char levels[] = {
+	25, 50, 10, 100, 75, 5, 50, 25, 15, 100, 30, 10, 40, 60, 20, 50, 25,
+	35, 45, 100, 55, 65, 70, 10, 80, 85, 90, 95,
+};
+
+enum exp_state { ST_IDLE, ST_RUNNING, ST_DRAINING, ST_COOLOFF };
+static const char *const state_names[] = { "idle", "running", "draining", "cool-off" };
+
+struct dead_thread {
+	pid_t tid;
+	struct delay_thread d;
+};
+
+struct exp_engine {
+	struct session *s;
+	struct exp_config cfg;
+	struct stats *stats;
+	struct pauser *pz;
+	enum exp_state state;
+	struct delay_global g;
+
+	/* the current experiment */
+	struct ct_line *line;
+	struct ct_func *func;
+	unsigned target, pct;
+	uint64_t d_ns;			/* delay per hit */
+	uint64_t start_ns, hits_end_ns, end_ns, drain_start, g_start, cool_until;
+	uint64_t len_ns;
+	uint64_t selected;
+	size_t npts;
+	uint64_t *c0, *a0;
+	double *area;
+	uint64_t last_ns;
+
+	/* turn: baseline, then levels on one target */
+	unsigned phase;
+	bool have_turn_target;
+	unsigned turn_target;
+	unsigned *level_idx;
+	size_t n_level_idx;
+
+	/* fixed target, once found */
+	bool fixed_found;
+	unsigned fixed_target;
+
+	struct wake_event *wk;
+	size_t nwk, capwk;
+	struct dead_thread *dead;
+	size_t ndead, capdead;
+	uint64_t rng;
+
+	unsigned done, baselines;
+	uint64_t delay_total, wall_total, wakes, wakes_credited;
+};
+
+static uint64_t
+rnd(struct exp_engine *e)
+{
+	/* xorshift64* */
+	e->rng ^= e->rng >> 12;
+	e->rng ^= e->rng << 25;
+	e->rng ^= e->rng >> 27;
+	return e->rng * 2685821657736338717ULL;
+}
+
+struct exp_engine *
+exp_new(struct session *s, const struct exp_config *cfg)
+{
+	struct exp_engine *e = xcalloc(1, sizeof(*e));
+
+	e->s = s;
+	e->cfg = *cfg;
+	if (!e->cfg.min_len_ns)
+		e->cfg.min_len_ns = 200000000ULL;
+	if (!e->cfg.max_len_ns)
+		e->cfg.max_len_ns = 8000000000ULL;
+	e->len_ns = e->cfg.min_len_ns;
+	e->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
+	e->stats = stats_new();
+	e->pz = pause_new(s, &e->g);
+	return e;
+}
+
+void
+exp_free(struct exp_engine *e)
+{
+	if (!e)
+		return;
+	pause_free(e->pz);
+	stats_free(e->stats);
+	free(e->c0);
+	free(e->a0);
+	free(e->area);
+	free(e->wk);
+	free(e->dead);
+	free(e->level_idx);
+	free(e);
+}
+
+struct stats *
+exp_stats(struct exp_engine *e)
+{
+	return e->stats;
+}
+
+bool
+exp_hitting(const struct exp_engine *e, uint64_t t)
+{
+	return (e->state == ST_RUNNING || e->state == ST_DRAINING) && e->d_ns &&
+	       t >= e->start_ns && t < e->hits_end_ns;
+}
+
+const struct ct_line *
+exp_target_line(const struct exp_engine *e)
+{
+	return e->line;
+}
+
+const struct ct_func *
+exp_target_func(const struct exp_engine *e)
+{
+	return e->func;
+}
+
+bool
+exp_wants_full_chains(const struct exp_engine *e)
+{
+	return e->cfg.fixed_line && !e->fixed_found;
+}
+
+void
+exp_ran(struct exp_engine *e, struct tcb *t, uint64_t time)
+{
+	if (time > t->last_run_ns)
+		t->last_run_ns = time;
+}
+
+void
+exp_hit(struct exp_engine *e, struct tcb *t, uint64_t time)
+{
+	delay_hit(&e->g, &t->delay, time, e->d_ns * (t->hit_scale ? t->hit_scale : 1000) / 1000);
+	e->selected++;
+	debug_msg("exp: hit %d at %" PRIu64 ": local %" PRIu64 " us (G %" PRIu64 ")",
+		  (int) t->tid, time / 1000, t->delay.local / 1000, e->g.global / 1000);
+}
+
+void
+exp_wake(struct exp_engine *e, const struct wake_event *w)
+{
+	struct tcb *t = tcb_lookup(w->wakee);
+
+	if (!t)
+		return;
+	/* Whatever woke it, it may run again: look at it next tick. */
+	t->flags &= ~TCB_BLOCKED;
+	if (w->irq || (e->state != ST_RUNNING && e->state != ST_DRAINING))
+		return;
+	if (e->nwk == e->capwk) {
+		e->capwk = e->capwk ? 2 * e->capwk : 256;
+		e->wk = xrealloc(e->wk, e->capwk * sizeof(*e->wk));
+	}
+	e->wk[e->nwk++] = *w;
+}
+
+static void apply_wakes(struct exp_engine *);
+
+/*
+ * Bring every thread's accounting up to the present: samples and
+ * wake-ups reach us a tick late, but a thread that copies another's
+ * (a new thread its parent's) or pays what it owes (at its exit) needs
+ * it now: a parent just woken from a join would otherwise hand its child
+ * the debt it no longer has.
+ */
+static void
+catch_up(struct exp_engine *e)
+{
+	if (e->state != ST_RUNNING && e->state != ST_DRAINING)
+		return;
+	sampler_drain(e->s->smp, NULL);
+	if (e->s->wake)
+		wake_drain(e->s->wake);
+	apply_wakes(e);
+}
+
+void
+exp_thread_new(struct exp_engine *e, struct tcb *t, struct tcb *parent)
+{
+	uint64_t now = now_ns();
+
+	if (parent) {
+		catch_up(e);
+		delay_thread_inherit_parent(&t->delay, &parent->delay, now);
+	}
+	else
+		delay_thread_init(&t->delay, &e->g, now);
+}
+
+void
+exp_thread_gone(struct exp_engine *e, struct tcb *t)
+{
+	pause_forget(e->pz, t);
+	if (e->state != ST_RUNNING && e->state != ST_DRAINING)
+		return;
+	if (e->ndead == e->capdead) {
+		e->capdead = e->capdead ? 2 * e->capdead : 16;
+		e->dead = xrealloc(e->dead, e->capdead * sizeof(*e->dead));
+	}
+	e->dead[e->ndead].tid = t->tid;
+	e->dead[e->ndead].d = t->delay;
+	e->ndead++;
+}
+
+static int
+wake_cmp(const void *a, const void *b)
+{
+	const struct wake_event *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static const struct delay_thread *
+waker_of(struct exp_engine *e, pid_t tid)
+{
+	struct tcb *t = tcb_lookup(tid);
+
+	if (t)
+		return &t->delay;
+	for (size_t i = e->ndead; i > 0; i--)
+		if (e->dead[i - 1].tid == tid)
+			return &e->dead[i - 1].d;
+	return NULL;
+}
+
+/* In time order: the waker's local as it was at each wake-up. */
+static void
+apply_wakes(struct exp_engine *e)
+{
+	qsort(e->wk, e->nwk, sizeof(*e->wk), wake_cmp);
+	for (size_t i = 0; i < e->nwk; i++) {
+		const struct wake_event *w = &e->wk[i];
+		const struct delay_thread *wd;
+		struct tcb *t;
+
+		if (w->time < e->start_ns || !(t = tcb_lookup(w->wakee)))
+			continue;
+		if (!(wd = waker_of(e, w->waker_tid)))
+			continue;	/* not ours: an outside wake-up */
+		e->wakes++;
+		{
+			uint64_t before = t->delay.local, wl = delay_local_at(wd, w->time);
+			/*
+			 * When it blocked is not seen; the last sign of it running
+			 * (a sample, the previous wake-up) bounds it from below.
+			 */
+			uint64_t blocked = t->last_run_ns > e->start_ns ? t->last_run_ns : e->start_ns;
+
+			if (delay_wake(&e->g, &t->delay, w->time, wl, blocked))
+				e->wakes_credited++;
+			if (w->time > t->last_run_ns)
+				t->last_run_ns = w->time;
+			debug_msg("exp: wake %d by %d at %" PRIu64 ": waker local %" PRIu64
+				  " us, wakee %" PRIu64 " -> %" PRIu64 " us (G %" PRIu64 ")",
+				  (int) w->wakee, (int) w->waker_tid, w->time / 1000, wl / 1000,
+				  before / 1000, t->delay.local / 1000, e->g.global / 1000);
+		}
+	}
+	e->nwk = 0;
+	e->ndead = 0;
+}
+
+/*
+ * A sample stands for P of the thread's CPU time; the line also held the
+ * thread while it waited for a CPU, and a faster line would shorten that
+ * wait as much when the thread gets a steady share of a busy machine.
+ * Coz counts CPU time only, which underestimates every line of a program
+ * that competes with other processes by their share.  So a thread's hits
+ * weigh (run + wait) / run, measured over the last tick from
+ * /proc/TID/schedstat (1 on an idle machine; capped at 4).
+ */
+static void
+update_scales(struct exp_engine *e)
+{
+	for (struct tcb *t = tcb_first(); t; t = t->next) {
+		uint64_t run, wait;
+
+		if (t->delay.hits == t->ss_hits && t->hit_scale)
+			continue;
+		t->ss_hits = t->delay.hits;
+		if (!procfs_schedstat(t->tid, &run, &wait))
+			continue;
+		if (t->hit_scale && run > t->ss_run + 1000000 && wait >= t->ss_wait) {
+			uint64_t dr = run - t->ss_run, dw = wait - t->ss_wait;
+			uint64_t sc = 1000 * (dr + dw) / dr;
+
+			t->hit_scale = sc > 4000 ? 4000 : (unsigned) sc;
+		} else if (!t->hit_scale) {
+			t->hit_scale = 1000;
+		} else if (run <= t->ss_run + 1000000) {
+			continue;	/* too little run time to tell: keep both */
+		}
+		t->ss_run = run;
+		t->ss_wait = wait;
+	}
+}
+
+static bool
+pausable(const struct tcb *t)
+{
+	return t->proc->started &&
+	       !(t->flags & (TCB_STARTUP | TCB_STOPPED | TCB_GROUP_STOP | TCB_DETACH_NEXT |
+			     TCB_EXITING | TCB_PAUSE_PENDING | TCB_PAUSED));
+}
+
+/*
+ * Send every running thread that owes enough to pay.  Returns how many
+ * threads are paying or about to.
+ */
+static unsigned
+pay(struct exp_engine *e, uint64_t now)
+{
+	for (struct tcb *t = tcb_first(); t; t = t->next) {
+		uint64_t owed;
+		char st;
+
+		if ((t->flags & (TCB_PAUSED | TCB_PAUSE_PENDING)) && !(t->flags & TCB_EXITING)) {
+			/* What it owed when the hold began (or will) plus what came since. */
+			pause_extend(e->pz, t, delay_owed(&e->g, &t->delay), now);
+			continue;
+		}
+		if (!pausable(t) || (owed = delay_owed(&e->g, &t->delay)) < MIN_PAUSE_NS)
+			continue;
+		/* Wake-ups are reported: a blocked thread stays so until one. */
+		if ((t->flags & TCB_BLOCKED) && e->cfg.wake_tracking)
+			continue;
+		st = procfs_state(t->tid);
+		if (st == 'R') {
+			debug_msg("exp: pause %d owed %" PRIu64 " us (G %" PRIu64 ")", (int) t->tid,
+				  owed / 1000, e->g.global / 1000);
+			pause_request(e->pz, t, owed, now);
+			continue;
+		}
+		if (st != 'S' && st != 'D')
+			continue;
+		if (e->cfg.wake_tracking) {
+			t->flags |= TCB_BLOCKED;
+		} else {
+			/*
+			 * No wake-up tracking: a thread waiting on a futex is
+			 * taken to wait for another thread (a lock, a
+			 * condition, a join), which pays for it: credited.
+			 * Anything else (a sleep, I/O) still owes.
+			 */
+			long nr = procfs_syscall(t->tid);
+
+			if (nr == SYS_FUTEX_NR || nr == SYS_FUTEX_WAITV_NR)
+				delay_forgive(&e->g, &t->delay, now);
+		}
+	}
+	return pause_busy(e->pz);
+}
+
+bool
+exp_on_pause_stop(struct exp_engine *e, struct tcb *t, uint64_t now)
+{
+	return pause_on_stop(e->pz, t, now);
+}
+
+bool
+exp_exit_pay(struct exp_engine *e, struct tcb *t, uint64_t now)
+{
+	uint64_t owed;
+
+	if (e->state != ST_RUNNING && e->state != ST_DRAINING)
+		return false;
+	catch_up(e);
+	if ((owed = delay_owed(&e->g, &t->delay)) < MIN_PAUSE_NS)
+		return false;
+	pause_hold(e->pz, t, owed, now);
+	return true;
+}
+
+void
+exp_pause_cancel(struct exp_engine *e, struct tcb *t)
+{
+	pause_forget(e->pz, t);
+}
+
+static void
+forgive_all(struct exp_engine *e, uint64_t now)
+{
+	pause_release_all(e->pz);
+	for (struct tcb *t = tcb_first(); t; t = t->next) {
+		delay_forgive(&e->g, &t->delay, now);
+		t->flags &= ~TCB_BLOCKED;
+	}
+}
+
+/* Points with something counted: experiments need one. */
+static bool
+progress_seen(struct exp_engine *e, unsigned *primary)
+{
+	size_t n;
+	struct progress_point *const *pts = progress_points(e->s->progress, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (pts[i]->count || pts[i]->arrivals) {
+			*primary = (unsigned) i;
+			return true;
+		}
+	return false;
+}
+
+static void
+integrate(struct exp_engine *e, uint64_t now)
+{
+	size_t n;
+	struct progress_point *const *pts = progress_points(e->s->progress, &n);
+
+	for (size_t i = 0; i < e->npts && i < n; i++) {
+		int64_t in = (int64_t) (pts[i]->arrivals - pts[i]->count);
+
+		if (pts[i]->kind == PROGRESS_LATENCY && in > 0)
+			e->area[i] += (double) in * (double) (now - e->last_ns);
+	}
+	e->last_ns = now;
+}
+
+static void
+snapshot(struct exp_engine *e, uint64_t now)
+{
+	struct progress_point *const *pts = progress_points(e->s->progress, &e->npts);
+
+	e->c0 = xrealloc(e->c0, (e->npts + 1) * sizeof(*e->c0));
+	e->a0 = xrealloc(e->a0, (e->npts + 1) * sizeof(*e->a0));
+	e->area = xrealloc(e->area, (e->npts + 1) * sizeof(*e->area));
+	for (size_t i = 0; i < e->npts; i++) {
+		e->c0[i] = pts[i]->count;
+		e->a0[i] = pts[i]->arrivals;
+		e->area[i] = 0;
+	}
+	e->last_ns = now;
+}
+
+/* FILE:LINE as a suffix of the path (Coz's rule), or a function name. */
+static bool
+find_fixed(struct exp_engine *e)
+{
+	const char *spec = e->cfg.fixed_line;
+	const char *colon = strrchr(spec, ':');
+	size_t n;
+
+	if (e->fixed_found)
+		return true;
+	if (e->cfg.by_function || !colon) {
+		struct ct_func *const *f = lines_funcs(e->s->lines, &n);
+
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(f[i]->name, spec)) {
+				e->fixed_target = f[i]->id;
+				e->cfg.by_function = true;
+				return e->fixed_found = true;
+			}
+		return false;
+	}
+	{
+		struct ct_line *const *l = lines_lines(e->s->lines, &n);
+		size_t flen = (size_t) (colon - spec);
+		unsigned long want = strtoul(colon + 1, NULL, 10);
+
+		for (size_t i = 0; i < n; i++) {
+			size_t len = strlen(l[i]->file);
+
+			if (l[i]->line != want || len < flen ||
+			    strncmp(l[i]->file + len - flen, spec, flen))
+				continue;
+			/* A whole path component: "a.c" must not match "data.c". */
+			if (len > flen && flen && spec[0] != '/' && l[i]->file[len - flen - 1] != '/')
+				continue;
+			e->fixed_target = l[i]->id;
+			return e->fixed_found = true;
+		}
+	}
+	return false;
+}
+
+struct cand {
+	unsigned target;
+	uint64_t samples;
+};
+
+static int
+cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	return x->samples > y->samples ? -1 : x->samples < y->samples;
+}
+
+/* The in-scope targets with the most samples, best first. */
+static size_t
+candidates(struct exp_engine *e, struct cand *c)
+{
+	size_t n, k = 0;
+	uint64_t total = 0;
+	struct cand *all;
+
+	if (e->cfg.by_function) {
+		struct ct_func *const *f = lines_funcs(e->s->lines, &n);
+
+		all = xcalloc(n + 1, sizeof(*all));
+		for (size_t i = 0; i < n; i++)
+			if (f[i]->samples)
+				all[k++] = (struct cand) { f[i]->id, f[i]->samples };
+	} else {
+		struct ct_line *const *l = lines_lines(e->s->lines, &n);
+
+		all = xcalloc(n + 1, sizeof(*all));
+		for (size_t i = 0; i < n; i++)
+			if (l[i]->samples)
+				all[k++] = (struct cand) { l[i]->id, l[i]->samples };
+	}
+	qsort(all, k, sizeof(*all), cand_cmp);
+	for (size_t i = 0; i < k; i++)
+		total += all[i].samples;
+	if (k > CANDIDATES_MAX)
+		k = CANDIDATES_MAX;
+	/* Below 1% of the samples a line cannot matter much: not worth a turn. */
+	while (k > 1 && all[k - 1].samples * 100 < total)
+		k--;
+	memcpy(c, all, k * sizeof(*c));
+	free(all);
+	return k;
+}
+
+static bool
+choose_target(struct exp_engine *e, unsigned point, unsigned *target)
+{
+	struct cand c[CANDIDATES_MAX + 1];
+	size_t n;
+	uint64_t sum = 0, r;
+	double best = -1e300;
+	size_t pick = 0;
+
+	if (e->cfg.fixed_line) {
+		if (!find_fixed(e))
+			return false;
+		*target = e->fixed_target;
+		return true;
+	}
+	if (!(n = candidates(e, c)))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_curve *cv = stats_curve_of(e->stats, point, c[i].target,
+							      e->cfg.by_function);
+
+		if (!cv || cv->n_exp < EXPLORE_MIN) {
+			*target = c[i].target;
+			return true;
+		}
+	}
+	if (rnd(e) % 5 == 0) {
+		for (size_t i = 0; i < n; i++)
+			sum += c[i].samples;
+		r = rnd(e) % sum;
+		for (pick = 0; pick + 1 < n && r >= c[pick].samples; pick++)
+			r -= c[pick].samples;
+		*target = c[pick].target;
+		return true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_curve *cv = stats_curve_of(e->stats, point, c[i].target,
+							      e->cfg.by_function);
+		double ucb = cv ? cv->impact_hi : 1e300;
+
+		if (ucb > best) {
+			best = ucb;
+			pick = i;
+		}
+	}
+	*target = c[pick].target;
+	return true;
+}
+
+static unsigned
+next_level(struct exp_engine *e, unsigned target)
+{
+	unsigned pct;
+
+	if (e->cfg.fixed_speedup >= 0)
+		return (unsigned) e->cfg.fixed_speedup;
+	if (target >= e->n_level_idx) {
+		size_t n = target + 64;
+
+		e->level_idx = xrealloc(e->level_idx, n * sizeof(*e->level_idx));
+		memset(e->level_idx + e->n_level_idx, 0,
+		       (n - e->n_level_idx) * sizeof(*e->level_idx));
+		e->n_level_idx = n;
+	}
+	pct = levels[e->level_idx[target] % sizeof(levels)];
+	e->level_idx[target]++;
+	return pct;
+}
+
+static void
+try_start(struct exp_engine *e, uint64_t now)
+{
+	unsigned point, target, per_turn = e->cfg.fixed_speedup >= 0 ? 1 : 2;
+	size_t n;
+
+	if (!progress_seen(e, &point))
+		return;
+	if (e->phase == 0 || !e->have_turn_target) {
+		if (!choose_target(e, point, &target))
+			return;
+		e->turn_target = target;
+		e->have_turn_target = true;
+		e->phase = 0;
+	}
+	target = e->turn_target;
+	e->pct = e->phase == 0 ? 0 : next_level(e, target);
+	e->phase = (e->phase + 1) % (per_turn + 1);
+	e->target = target;
+	if (e->cfg.by_function) {
+		e->func = lines_funcs(e->s->lines, &n)[target];
+		e->line = NULL;
+	} else {
+		e->line = lines_lines(e->s->lines, &n)[target];
+		e->func = NULL;
+	}
+	e->d_ns = e->cfg.period_ns * e->pct / 100;
+	forgive_all(e, now);
+	e->g_start = e->g.global;
+	e->start_ns = now;
+	e->hits_end_ns = UINT64_MAX;
+	e->end_ns = now + e->len_ns;
+	e->selected = 0;
+	snapshot(e, now);
+	e->state = ST_RUNNING;
+}
+
+static void
+finish(struct exp_engine *e, uint64_t now)
+{
+	size_t n;
+	struct progress_point *const *pts = progress_points(e->s->progress, &n);
+	uint64_t wall = now - e->start_ns, delay = e->g.global - e->g_start;
+	uint64_t min_events = UINT64_MAX;
+	struct exp_record r = {
+		.target = e->target,
+		.is_func = e->cfg.by_function,
+		.pct = e->pct,
+		.start_ns = e->start_ns,
+		.wall_ns = wall,
+		.delay_ns = delay,
+		.selected_samples = e->selected,
+	};
+
+	integrate(e, now);
+	forgive_all(e, now);
+	e->state = ST_COOLOFF;
+	e->cool_until = now + COOLOFF_NS;
+	/* More delay than time: the accounting went wrong; keep nothing. */
+	if (delay >= wall)
+		return;
+	r.npoints = e->npts < n ? e->npts : n;
+	r.points = xcalloc(r.npoints + 1, sizeof(*r.points));
+	for (size_t i = 0; i < r.npoints; i++) {
+		struct exp_point *p = &r.points[i];
+		uint64_t events;
+
+		p->point = (unsigned) i;
+		p->latency = pts[i]->kind == PROGRESS_LATENCY;
+		p->delta = pts[i]->count - e->c0[i];
+		p->arrivals = pts[i]->arrivals - e->a0[i];
+		p->inflight = e->area[i] / (double) wall;
+		p->difference = pts[i]->arrivals > pts[i]->count ?
+				pts[i]->arrivals - pts[i]->count : 0;
+		events = p->latency ? p->arrivals : p->delta;
+		if (events && events < min_events)
+			min_events = events;
+	}
+	/*
+	 * Too few events make a period out of a rounding error (Coz's HEAD
+	 * drops them too); such a window only tells the length to grow.
+	 */
+	if (min_events == UINT64_MAX || min_events < MIN_EVENTS) {
+		free(r.points);
+	} else {
+		stats_add(e->stats, &r);
+		e->done++;
+		e->baselines += e->pct == 0;
+		e->delay_total += delay;
+		e->wall_total += wall;
+	}
+
+	/* Enough events per experiment for a period worth measuring. */
+	if (min_events == UINT64_MAX || min_events < TARGET_EVENTS)
+		e->len_ns = e->len_ns * 2 < e->cfg.max_len_ns ? e->len_ns * 2 : e->cfg.max_len_ns;
+	else if (min_events > 4 * TARGET_EVENTS && e->len_ns / 2 >= e->cfg.min_len_ns)
+		e->len_ns /= 2;
+}
+
+void
+exp_tick(struct exp_engine *e, uint64_t now)
+{
+	switch (e->state) {
+	case ST_COOLOFF:
+		if (now < e->cool_until)
+			return;
+		/* fall through */
+	case ST_IDLE:
+		try_start(e, now);
+		return;
+	case ST_RUNNING:
+		apply_wakes(e);
+		integrate(e, now);
+		update_scales(e);
+		if (now >= e->end_ns) {
+			/* No more hits: let the running threads pay up. */
+			e->state = ST_DRAINING;
+			e->hits_end_ns = now;
+			e->drain_start = now;
+		}
+		pay(e, now);
+		return;
+	case ST_DRAINING:
+		apply_wakes(e);
+		integrate(e, now);
+		if (!pay(e, now) || now - e->drain_start >= DRAIN_MAX_NS)
+			finish(e, now);
+		return;
+	}
+}
+
+void
+exp_finish(struct exp_engine *e)
+{
+	/* A partial experiment is dropped: the end of a run is not a sample. */
+	forgive_all(e, now_ns());
+	e->state = ST_IDLE;
+	e->nwk = 0;
+	e->ndead = 0;
+}
+
+void
+exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
+{
+	const struct pause_stats *ps = pause_stats(e->pz);
+
+	*sm = (struct exp_summary) {
+		.done = e->done,
+		.baselines = e->baselines,
+		.delay_ns = e->delay_total,
+		.exp_wall_ns = e->wall_total,
+		.state = state_names[e->state],
+		.line = e->state == ST_RUNNING ? e->line : NULL,
+		.func = e->state == ST_RUNNING ? e->func : NULL,
+		.pct = e->pct,
+		.left_ns = e->state == ST_RUNNING && e->end_ns > now ? e->end_ns - now : 0,
+		.len_ns = e->len_ns,
+		.wakes = e->wakes,
+		.wakes_credited = e->wakes_credited,
+		.pauses = ps->held,
+		.pauses_blocked = ps->in_syscall,
+	};
+}
+
+uint64_t
+exp_tick_ns(const struct exp_engine *e)
+{
+	return e->state == ST_IDLE ? TICK_IDLE_NS : TICK_EXPERIMENT_NS;
+}

@@ -1,0 +1,93 @@
+/*
+ * The experiment engine: picks what to speed up and by how much, runs the
+ * experiment (the delay accounting of delay.h, paid through pause.h),
+ * measures every progress point over its effective time, and hands the
+ * result to the statistics.
+ *
+ * One experiment at a time, driven by the supervisor's tick:
+ *   idle -> running (hits on the target raise the global delay; owing
+ *   threads that run are paused) -> draining (no more hits; running
+ *   threads finish paying what they owe, so that the end of the window
+ *   is where every thread has absorbed the delay subtracted) -> cool-off
+ *   (every debt forgiven, every thread running) -> next.
+ */
+#ifndef CT_EXPERIMENT_H
+# define CT_EXPERIMENT_H
+
+# include <stdbool.h>
+# include <stdint.h>
+
+struct ct_func;
+struct ct_line;
+struct session;
+struct stats;
+struct tcb;
+struct wake_event;
+
+struct exp_config {
+	uint64_t period_ns;	/* sampling period P: a hit is worth s * P */
+	bool by_function;	/* targets are functions, not lines */
+	const char *fixed_line;	/* FILE:LINE (a path suffix) or FUNCTION, or NULL */
+	int fixed_speedup;	/* 0..100, or -1: the scheduler chooses */
+	uint64_t seed;
+	bool wake_tracking;	/* wake-ups are reported (exp_wake) */
+	uint64_t min_len_ns;	/* experiment length bounds */
+	uint64_t max_len_ns;
+};
+
+struct exp_engine;
+
+struct exp_engine *exp_new(struct session *, const struct exp_config *);
+void exp_free(struct exp_engine *);
+struct stats *exp_stats(struct exp_engine *);
+
+/* Collect: is an experiment taking hits, and on what. */
+bool exp_hitting(const struct exp_engine *, uint64_t sample_time);
+const struct ct_line *exp_target_line(const struct exp_engine *);
+const struct ct_func *exp_target_func(const struct exp_engine *);
+/* t was sampled at time: it ran then. */
+void exp_ran(struct exp_engine *, struct tcb *t, uint64_t time);
+/* A sample of t at time hit the target. */
+void exp_hit(struct exp_engine *, struct tcb *t, uint64_t time);
+/* Lines not known yet can still be the fixed target: walk whole chains. */
+bool exp_wants_full_chains(const struct exp_engine *);
+
+/* A wake-up reported by the tracker; applied in time order at the tick. */
+void exp_wake(struct exp_engine *, const struct wake_event *);
+/* New thread t, created by parent (NULL if unknown). */
+void exp_thread_new(struct exp_engine *, struct tcb *t, struct tcb *parent);
+/* t is about to be freed: keep its accounting for late wake-ups. */
+void exp_thread_gone(struct exp_engine *, struct tcb *t);
+
+/* After the tick's drains and progress polls. */
+void exp_tick(struct exp_engine *, uint64_t now);
+/* trace.c: t stopped with a pause pending; true if it is held. */
+bool exp_on_pause_stop(struct exp_engine *, struct tcb *t, uint64_t now);
+/*
+ * t stopped at its exit event: what it owes is paid there, before its
+ * exit wakes a joiner (Coz pays at thread exit too).  True if held.
+ */
+bool exp_exit_pay(struct exp_engine *, struct tcb *t, uint64_t now);
+/* t will not take the pause asked of it (it entered a group-stop). */
+void exp_pause_cancel(struct exp_engine *, struct tcb *t);
+/* End of the session: finish (a running experiment is dropped), let go. */
+void exp_finish(struct exp_engine *);
+
+struct exp_summary {
+	unsigned done;		/* experiments recorded */
+	unsigned baselines;	/* of which at 0% */
+	uint64_t delay_ns;	/* global delay inserted, all experiments */
+	uint64_t exp_wall_ns;	/* wall time inside experiments */
+	const char *state;	/* "idle", "running", ... */
+	const struct ct_line *line;	/* current target */
+	const struct ct_func *func;
+	unsigned pct;
+	uint64_t left_ns;	/* of the current experiment */
+	uint64_t len_ns;	/* current experiment length */
+	uint64_t wakes, wakes_credited, pauses, pauses_blocked;
+};
+void exp_summary(const struct exp_engine *, uint64_t now, struct exp_summary *);
+/* TICK period wanted now: short while experiments run. */
+uint64_t exp_tick_ns(const struct exp_engine *);
+
+#endif

@@ -1,0 +1,318 @@
+#include "config.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <unistd.h>
+#include "error_prints.h"
+#include "evloop.h"
+#include "pause.h"
+#include "session.h"
+#include "tcb.h"
+#include "tracelog.h"
+#include "xmalloc.h"
+
+/* Restart everything due within this much: one wake-up, not several. */
+#define PAUSE_SLACK_NS 20000ULL
+
+struct pauser {
+	struct ev_handler h;
+	struct session *s;
+	struct delay_global *g;
+	int timer;
+	struct tcb **held;		/* held or pending, unordered */
+	size_t n, cap;
+	uint64_t armed;			/* deadline the timer is armed for, 0: none */
+	struct pause_stats st;
+};
+
+static void
+rearm(struct pauser *pz)
+{
+	uint64_t first = 0;
+
+	for (size_t i = 0; i < pz->n; i++) {
+		struct tcb *t = pz->held[i];
+
+		if ((t->flags & TCB_PAUSED) && (!first || t->pause_until_ns < first))
+			first = t->pause_until_ns;
+	}
+	if (first == pz->armed)
+		return;
+	pz->armed = first;
+	/* A one-shot relative timer; 0 would disarm it, so at least 1 ns. */
+	if (first) {
+		uint64_t now = now_ns();
+
+		evloop_timer_arm(pz->timer, first > now ? first - now : 1, 0);
+	} else {
+		evloop_timer_arm(pz->timer, 0, 0);
+	}
+}
+
+static void list_add(struct pauser *, struct tcb *);
+
+static void
+unlist(struct pauser *pz, size_t i)
+{
+	pz->held[i] = pz->held[--pz->n];
+}
+
+static void
+resume(struct pauser *pz, struct tcb *t, uint64_t now)
+{
+	uint64_t got = now - t->pause_req_ns;
+	uint64_t want = t->pause_until_ns - t->pause_req_ns;
+
+	t->flags &= ~(TCB_PAUSED | TCB_STOPPED);
+	if (ptrace(PTRACE_CONT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
+		perror_msg("ptrace(CONT, %d)", (int) t->tid);
+	delay_paid(pz->g, &t->delay, now, got);
+	pz->st.held_ns += got;
+	pz->st.requested_ns += want;
+	if (got > want && got - want > pz->st.max_late_ns)
+		pz->st.max_late_ns = got - want;
+	tracelog(t->tid, "--- paused %lu us (asked %lu us) ---",
+		 (unsigned long) (got / 1000), (unsigned long) (want / 1000));
+}
+
+static void
+on_timer(struct ev_handler *h, uint32_t events)
+{
+	struct pauser *pz = (struct pauser *) h;
+	uint64_t now = now_ns();
+
+	evloop_timer_ack(pz->timer);
+	pz->armed = 0;
+	for (size_t i = 0; i < pz->n;) {
+		struct tcb *t = pz->held[i];
+
+		if ((t->flags & TCB_PAUSED) && t->pause_until_ns <= now + PAUSE_SLACK_NS) {
+			unlist(pz, i);
+			resume(pz, t, now);
+			continue;
+		}
+		i++;
+	}
+	rearm(pz);
+}
+
+struct pauser *
+pause_new(struct session *s, struct delay_global *g)
+{
+	struct pauser *pz = xcalloc(1, sizeof(*pz));
+
+	pz->s = s;
+	pz->g = g;
+	pz->h.fn = on_timer;
+	pz->timer = evloop_timer_new();
+	evloop_add(s->ev, pz->timer, EPOLLIN, &pz->h);
+	return pz;
+}
+
+void
+pause_free(struct pauser *pz)
+{
+	if (!pz)
+		return;
+	evloop_del(pz->s->ev, pz->timer);
+	close(pz->timer);
+	free(pz->held);
+	free(pz);
+}
+
+bool
+pause_request(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
+{
+	if (t->flags & (TCB_STARTUP | TCB_STOPPED | TCB_GROUP_STOP | TCB_DETACH_NEXT |
+			TCB_EXITING | TCB_PAUSE_PENDING | TCB_PAUSED))
+		return false;
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0) {
+		if (errno != ESRCH)
+			perror_msg("ptrace(INTERRUPT, %d)", (int) t->tid);
+		return false;
+	}
+	t->flags |= TCB_PAUSE_PENDING;
+	t->pause_req_ns = now;
+	t->pause_until_ns = now + ns;
+	list_add(pz, t);
+	pz->st.requests++;
+	return true;
+}
+
+void
+pause_hold(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
+{
+	t->flags |= TCB_PAUSED;
+	t->pause_req_ns = now;
+	t->pause_until_ns = now + ns;
+	list_add(pz, t);
+	pz->st.held++;
+	rearm(pz);
+}
+
+static void
+list_add(struct pauser *pz, struct tcb *t)
+{
+	if (pz->n == pz->cap) {
+		pz->cap = pz->cap ? 2 * pz->cap : 16;
+		pz->held = xrealloc(pz->held, pz->cap * sizeof(*pz->held));
+	}
+	pz->held[pz->n++] = t;
+}
+
+#ifdef __x86_64__
+/* The kernel's restart codes: the call is restarted, so it was blocked. */
+# define ERESTARTSYS		512
+# define ERESTARTNOINTR		513
+# define ERESTARTNOHAND		514
+# define ERESTART_RESTARTBLOCK	516
+
+static bool
+is_epoll_wait(long nr)
+{
+	return nr == 232 || nr == 281 || nr == 441;	/* epoll_wait, _pwait, _pwait2 */
+}
+
+/* Signals pending and not blocked for tid (thread or process wide). */
+static bool
+signal_pending(pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long pnd = 0, shd = 0, blk = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int) tid);
+	if (!(f = fopen(path, "re")))
+		return true;	/* cannot tell: do not touch it */
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "SigPnd: %llx", &pnd);
+		sscanf(line, "ShdPnd: %llx", &shd);
+		sscanf(line, "SigBlk: %llx", &blk);
+	}
+	fclose(f);
+	return ((pnd | shd) & ~blk) != 0;
+}
+
+/*
+ * Where the interrupt found t: true if inside a blocking system call (it
+ * was not running, so holding it would pay nothing).  An epoll_wait that
+ * our interrupt made fail is set back to the syscall instruction, as the
+ * kernel does itself for the calls it restarts.
+ */
+static bool
+stopped_in_syscall(struct pauser *pz, struct tcb *t)
+{
+	struct user_regs_struct r;
+	long rax;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0L, &r) < 0)
+		return false;
+	if ((long) r.orig_rax < 0)
+		return false;
+	rax = (long) r.rax;
+	if (rax == -ERESTARTSYS || rax == -ERESTARTNOINTR || rax == -ERESTARTNOHAND ||
+	    rax == -ERESTART_RESTARTBLOCK)
+		return true;
+	if (rax == -EINTR && is_epoll_wait((long) r.orig_rax) && !signal_pending(t->tid)) {
+		r.rax = r.orig_rax;
+		r.rip -= 2;
+		if (ptrace(PTRACE_SETREGS, t->tid, 0L, &r) == 0) {
+			pz->st.rewound++;
+			return true;
+		}
+	}
+	return false;
+}
+#else
+static bool
+stopped_in_syscall(struct pauser *pz, struct tcb *t)
+{
+	return false;
+}
+#endif
+
+bool
+pause_on_stop(struct pauser *pz, struct tcb *t, uint64_t now)
+{
+	t->flags &= ~TCB_PAUSE_PENDING;
+	if (pz->s->detaching || !t->pause_until_ns) {
+		pause_forget(pz, t);
+		return false;
+	}
+	if (stopped_in_syscall(pz, t)) {
+		pz->st.in_syscall++;
+		t->flags |= TCB_BLOCKED;
+		pause_forget(pz, t);
+		return false;
+	}
+	pz->st.held++;
+	/*
+	 * The pause starts now, not at the request: until its stop the
+	 * thread ran, or waited for a CPU, which it would have done anyway.
+	 */
+	t->pause_until_ns = now + (t->pause_until_ns - t->pause_req_ns);
+	t->pause_req_ns = now;
+	t->flags |= TCB_PAUSED;
+	rearm(pz);
+	return true;
+}
+
+void
+pause_extend(struct pauser *pz, struct tcb *t, uint64_t owed, uint64_t now)
+{
+	uint64_t until = t->pause_req_ns + owed;
+
+	if (until <= t->pause_until_ns)
+		return;
+	t->pause_until_ns = until;
+	if (t->flags & TCB_PAUSED)
+		rearm(pz);
+}
+
+void
+pause_forget(struct pauser *pz, struct tcb *t)
+{
+	t->flags &= ~(TCB_PAUSE_PENDING | TCB_PAUSED);
+	for (size_t i = 0; i < pz->n; i++)
+		if (pz->held[i] == t) {
+			unlist(pz, i);
+			break;
+		}
+}
+
+void
+pause_release_all(struct pauser *pz)
+{
+	uint64_t now = now_ns();
+
+	for (size_t i = 0; i < pz->n;) {
+		struct tcb *t = pz->held[i];
+
+		if (t->flags & TCB_PAUSED) {
+			unlist(pz, i);
+			resume(pz, t, now);
+			continue;
+		}
+		/* Its stop is on the way: let it go when it comes. */
+		t->pause_until_ns = 0;
+		i++;
+	}
+	rearm(pz);
+}
+
+unsigned
+pause_busy(const struct pauser *pz)
+{
+	return (unsigned) pz->n;
+}
+
+const struct pause_stats *
+pause_stats(const struct pauser *pz)
+{
+	return &pz->st;
+}

@@ -1,0 +1,65 @@
+/*
+ * The delay engine's hands: a thread that owes delay is stopped with
+ * PTRACE_INTERRUPT and held in that ptrace-stop until its debt is paid,
+ * then restarted with PTRACE_CONT.  One timerfd wakes the supervisor at
+ * the earliest deadline; each held thread is credited the time it was
+ * really held, from its stop to its restart, which the engine's
+ * accounting (delay.h) needs rather than the time asked for.
+ *
+ * Only a thread that was running is worth holding: one stopped inside a
+ * blocking system call would have been blocked anyway, so it is let go at
+ * once (its debt stays owed).  On x86-64, an epoll_wait that our
+ * interrupt made fail with EINTR (epoll is never restarted by the kernel)
+ * is rewound so that the program never sees it.
+ */
+#ifndef CT_PAUSE_H
+# define CT_PAUSE_H
+
+# include <stdbool.h>
+# include <stdint.h>
+
+struct delay_global;
+struct session;
+struct tcb;
+
+struct pause_stats {
+	uint64_t requests;	/* PTRACE_INTERRUPTs sent */
+	uint64_t held;		/* of which held in their stop */
+	uint64_t in_syscall;	/* stopped inside a blocking call: let go */
+	uint64_t rewound;	/* epoll_wait EINTRs undone */
+	uint64_t requested_ns;	/* sum asked for, of those held */
+	uint64_t held_ns;	/* sum really held */
+	uint64_t max_late_ns;	/* worst (held - requested) */
+};
+
+struct pauser;
+
+/* Credits paid delays against g. */
+struct pauser *pause_new(struct session *, struct delay_global *g);
+void pause_free(struct pauser *);
+
+/* Stop t and hold it ns from now.  False if t cannot be paused now. */
+bool pause_request(struct pauser *, struct tcb *, uint64_t ns, uint64_t now);
+/* t is already in a ptrace-stop (its exit event): hold it there ns. */
+void pause_hold(struct pauser *, struct tcb *, uint64_t ns, uint64_t now);
+/*
+ * trace.c: t, with a pause pending, reached an interrupt stop.  True if
+ * it is now held (do not restart it); false: restart it as usual.
+ */
+bool pause_on_stop(struct pauser *, struct tcb *, uint64_t now);
+/*
+ * t, held or about to be, now owes owed in all (from its request on):
+ * hold it longer if that is more than asked.  Debt can grow faster than
+ * ticks come (a line sped up by 100% in a thread that always runs): the
+ * hold must cover it, or the thread runs between pauses.
+ */
+void pause_extend(struct pauser *, struct tcb *, uint64_t owed, uint64_t now);
+/* t dies or is being detached: forget its pause (it is not restarted). */
+void pause_forget(struct pauser *, struct tcb *);
+/* Restart every held thread now (end of an experiment, detach). */
+void pause_release_all(struct pauser *);
+/* Threads held or with an interrupt in flight. */
+unsigned pause_busy(const struct pauser *);
+const struct pause_stats *pause_stats(const struct pauser *);
+
+#endif

@@ -1,0 +1,557 @@
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+#include "perf_ring.h"
+#include "perf_sys.h"
+#include "wake.h"
+#include "xmalloc.h"
+
+/*
+ * Data pages per CPU, perf record's default: 512 KiB hold 8192 records of
+ * 64 bytes, 45 ms of a futex ping-pong pinned to one CPU (bench/wake-cost:
+ * 180k records/s), where 256 KiB lost records on a 20 ms tick.
+ */
+#define WAKE_RING_PAGES 128
+
+#define WAKE_SAMPLE_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+
+/*
+ * common_flags bits, include/linux/trace_events.h enum trace_flag_type
+ * (HARDIRQ and SOFTIRQ unmoved since 2.6, NMI since 4.x; 0x02 and 0x80
+ * changed meaning over time, these did not).  Filled from preempt_count()
+ * in the waker's context, the same for perf as for ftrace.  Seen on
+ * 6.18: 0x09 (hardirq, irqs off) for an hrtimer wake-up, 0x01 for a pipe
+ * or futex wake by a task (ttwu holds pi_lock with irqs off).
+ */
+#define WAKE_TRACE_FLAG_HARDIRQ	0x08
+#define WAKE_TRACE_FLAG_SOFTIRQ	0x10	/* serving one, not merely BH off */
+#define WAKE_TRACE_FLAG_NMI	0x40
+#define WAKE_TRACE_FLAGS_IRQ \
+	(WAKE_TRACE_FLAG_HARDIRQ | WAKE_TRACE_FLAG_SOFTIRQ | WAKE_TRACE_FLAG_NMI)
+
+#define WAKE_EVENT_DIR "events/sched/sched_waking"
+
+struct wake_cpu {
+	int cpu;
+	int fd;
+	void *map;
+	size_t map_size;
+	struct perf_ring ring;
+};
+
+struct wake {
+	wake_cb cb;
+	void *ctx;
+	struct wake_format fmt;
+	struct wake_stats stats;
+	size_t ncpus;
+	struct wake_cpu *cpus;
+};
+
+/* Where tracefs may be: its own mount point, or debugfs's legacy link. */
+static const char *const wake_tracefs_dirs[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+#define WAKE_NDIRS (sizeof(wake_tracefs_dirs) / sizeof(wake_tracefs_dirs[0]))
+
+bool
+wake_parse(const struct perf_event_header *hdr, const struct wake_format *fmt,
+	   struct wake_event *ev)
+{
+	const unsigned char *p = (const void *) (hdr + 1);
+	size_t left;
+	uint32_t pid, tid, raw_size;
+	uint64_t time;
+	unsigned char flags;
+	int32_t wakee;
+
+	memset(ev, 0, sizeof(*ev));
+	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size < sizeof(*hdr))
+		return false;
+	left = hdr->size - sizeof(*hdr);
+	/* Field order is fixed by the ABI: tid, time, raw. */
+	if (left < sizeof(pid) + sizeof(tid) + sizeof(time) + sizeof(raw_size))
+		return false;
+	memcpy(&pid, p, sizeof(pid));
+	memcpy(&tid, p + 4, sizeof(tid));
+	memcpy(&time, p + 8, sizeof(time));
+	memcpy(&raw_size, p + 16, sizeof(raw_size));
+	p += 20;
+	left -= 20;
+	if (raw_size > left)
+		return false;
+	/* Offsets come from a file: compare without overflowing. */
+	if (fmt->flags_off >= raw_size || fmt->pid_off > raw_size ||
+	    raw_size - fmt->pid_off < sizeof(wakee))
+		return false;
+	memcpy(&flags, p + fmt->flags_off, sizeof(flags));
+	memcpy(&wakee, p + fmt->pid_off, sizeof(wakee));
+	if (wakee <= 0)
+		return false;	/* the idle task is never woken */
+	ev->time = time;
+	ev->waker_pid = (pid_t) pid;
+	ev->waker_tid = (pid_t) tid;
+	ev->wakee = wakee;
+	ev->irq = (flags & WAKE_TRACE_FLAGS_IRQ) != 0;
+	return true;
+}
+
+/*
+ * One "field:TYPE NAME;\toffset:N;\tsize:M;..." line: its name (array
+ * brackets dropped) into name, offset and size.  False if not such a line.
+ */
+static bool
+wake_format_line(const char *line, const char *eol, char *name, size_t name_size,
+		 unsigned long *off, unsigned long *size)
+{
+	const char *decl, *semi, *n, *p;
+	char *end;
+
+	while (line < eol && (*line == ' ' || *line == '\t'))
+		line++;
+	if ((size_t) (eol - line) > 6 && !strncmp(line, "field:", 6))
+		decl = line + 6;
+	else if ((size_t) (eol - line) > 14 && !strncmp(line, "field special:", 14))
+		decl = line + 14;
+	else
+		return false;
+	semi = memchr(decl, ';', eol - decl);
+	if (!semi)
+		return false;
+	/* The name is the declaration's last word. */
+	n = semi;
+	while (n > decl && n[-1] != ' ' && n[-1] != '\t')
+		n--;
+	for (p = n; p < semi && *p != '['; p++)
+		;
+	if (p == n || (size_t) (p - n) >= name_size)
+		return false;
+	memcpy(name, n, p - n);
+	name[p - n] = '\0';
+
+	p = semi + 1;
+	while (p < eol && (*p == ' ' || *p == '\t'))
+		p++;
+	if ((size_t) (eol - p) < 7 || strncmp(p, "offset:", 7))
+		return false;
+	p += 7;
+	if (*p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	*off = strtoul(p, &end, 10);
+	if (errno || end >= eol || *end != ';')
+		return false;
+	p = end + 1;
+	while (p < eol && (*p == ' ' || *p == '\t'))
+		p++;
+	if ((size_t) (eol - p) < 5 || strncmp(p, "size:", 5))
+		return false;
+	p += 5;
+	if (*p < '0' || *p > '9')
+		return false;
+	*size = strtoul(p, &end, 10);
+	if (errno || end >= eol || *end != ';')
+		return false;
+	return true;
+}
+
+bool
+wake_parse_format(const char *text, struct wake_format *fmt)
+{
+	/* A sched_waking record is tens of bytes; this bounds a silly file. */
+	const unsigned long max_off = 4096;
+	bool have_flags = false, have_pid = false;
+
+	memset(fmt, 0, sizeof(*fmt));
+	while (*text) {
+		const char *eol = strchr(text, '\n');
+		char name[64];
+		unsigned long off, size;
+
+		if (!eol)
+			eol = text + strlen(text);
+		if (wake_format_line(text, eol, name, sizeof(name), &off, &size)) {
+			if (!strcmp(name, "common_flags")) {
+				/* Twice would be ambiguous: refuse. */
+				if (have_flags || size != 1 || off >= max_off)
+					return false;
+				fmt->flags_off = off;
+				have_flags = true;
+			} else if (!strcmp(name, "pid")) {
+				if (have_pid || size != 4 || off >= max_off)
+					return false;
+				fmt->pid_off = off;
+				have_pid = true;
+			}
+		}
+		text = *eol ? eol + 1 : eol;
+	}
+	return have_flags && have_pid;
+}
+
+/*
+ * Read a small file whole, NUL-terminated, into buf.  Returns the length
+ * or -errno (-EFBIG when it does not fit).
+ */
+static ssize_t
+wake_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			close(fd);
+			return -err;
+		}
+		if (n == 0)
+			break;
+		len += n;
+		if (len == size - 1) {
+			close(fd);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	return len;
+}
+
+/*
+ * Find the event's directory in a mounted tracefs, mounting it if need
+ * be.  Returns 0 with path filled, or -errno and *why.
+ */
+static int
+wake_find_event(char *path, size_t size, const char **why)
+{
+	bool denied = false;
+	bool mounted = false;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < WAKE_NDIRS; i++) {
+			char events[64];
+
+			snprintf(path, size, "%s/" WAKE_EVENT_DIR "/id", wake_tracefs_dirs[i]);
+			/* As open would: with the effective ids. */
+			if (!faccessat(AT_FDCWD, path, R_OK, AT_EACCESS)) {
+				snprintf(path, size, "%s/" WAKE_EVENT_DIR, wake_tracefs_dirs[i]);
+				return 0;
+			}
+			if (errno == EACCES || errno == EPERM)
+				denied = true;
+			snprintf(events, sizeof(events), "%s/events", wake_tracefs_dirs[i]);
+			if (!faccessat(AT_FDCWD, events, F_OK, AT_EACCESS))
+				mounted = true;
+			else if (errno == EACCES)
+				denied = true;
+		}
+		if (denied) {
+			*why = "tracefs is not readable (sched_waking's id is root-only: need root)";
+			return -EACCES;
+		}
+		if (mounted) {
+			*why = "tracefs has no sched:sched_waking event (kernel without it?)";
+			return -ENOENT;
+		}
+		if (pass)
+			break;
+		/* Nothing mounted anywhere: do what perf does, mount it. */
+		if (geteuid() != 0) {
+			*why = "tracefs is not mounted and cannot be mounted (not root)";
+			return -EPERM;
+		}
+		/*
+		 * Left mounted at close: another user of tracefs may have
+		 * started using it meanwhile, and a mounted tracefs costs
+		 * nothing.
+		 */
+		if (mount("nodev", wake_tracefs_dirs[0], "tracefs", 0, NULL) < 0) {
+			int err = errno;
+
+			if (err == ENOENT || err == ENOTDIR)
+				*why = "tracefs is not mounted and /sys/kernel/tracing does not exist to mount it on";
+			else if (err == ENODEV)
+				*why = "tracefs is not mounted and this kernel has no tracefs (CONFIG_TRACING)";
+			else if (err == EPERM || err == EACCES)
+				*why = "tracefs is not mounted and cannot be mounted (mount refused: no CAP_SYS_ADMIN in this namespace?)";
+			else
+				*why = "tracefs is not mounted and mounting it on /sys/kernel/tracing failed";
+			return -err;
+		}
+	}
+	*why = "tracefs mounted on /sys/kernel/tracing has no sched:sched_waking event";
+	return -ENOENT;
+}
+
+/* Online CPUs from sysfs ("0-3,5"), or 0..nprocs-1 if it is unreadable. */
+static size_t
+wake_online_cpus(int **cpus)
+{
+	char buf[4096];
+	size_t n = 0, alloc = 0;
+	const char *p = buf;
+	int *v = NULL;
+
+	if (wake_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf)) < 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (c < 1)
+			c = 1;
+		v = xcalloc(c, sizeof(*v));
+		for (long i = 0; i < c; i++)
+			v[n++] = i;
+		*cpus = v;
+		return n;
+	}
+	while (*p >= '0' && *p <= '9') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (b < a || b > 1 << 20)
+			break;
+		for (long i = a; i <= b; i++) {
+			if (n == alloc)
+				v = xgrowarray(v, &alloc, n + 1, sizeof(*v));
+			v[n++] = i;
+		}
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	*cpus = v;
+	return n;
+}
+
+static const char *
+wake_perf_why(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return "perf_event_paranoid forbids per-CPU raw tracepoint events (need root or CAP_PERFMON)";
+	case ENOSYS:
+		return "this kernel has no perf events (CONFIG_PERF_EVENTS)";
+	case ENOENT:
+	case EINVAL:
+		return "perf_event_open refused the sched_waking tracepoint event (kernel without use_clockid or tracepoint perf support?)";
+	case EMFILE:
+	case ENFILE:
+		return "out of file descriptors opening one sched_waking event per CPU";
+	case EBUSY:
+		return "perf_event_open: sched_waking event busy";
+	default:
+		return "perf_event_open of the per-CPU sched_waking events failed";
+	}
+}
+
+static int
+wake_open_cpu(struct wake_cpu *c, uint64_t id, const char **why)
+{
+	struct perf_event_attr attr;
+	size_t page = sysconf(_SC_PAGESIZE);
+	unsigned pages = WAKE_RING_PAGES;
+	void *map;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.sample_period = 1;
+	attr.sample_type = WAKE_SAMPLE_TYPE;
+	/* Same clock as the sampler's samples, to line them up. */
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	fd = perf_sys_open(&attr, -1, c->cpu);
+	if (fd < 0) {
+		int err = errno;
+
+		*why = wake_perf_why(err);
+		return -err;
+	}
+	/* Without CAP_IPC_LOCK rings count against perf_event_mlock_kb. */
+	for (;;) {
+		map = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, fd, 0);
+		if (map != MAP_FAILED)
+			break;
+		if (errno != EPERM || pages <= 1) {
+			int err = errno;
+
+			close(fd);
+			*why = err == EPERM ?
+				"perf_event_mlock_kb is too small for one ring per CPU (need CAP_IPC_LOCK or a larger kernel.perf_event_mlock_kb)" :
+				"mmap of a per-CPU sched_waking ring failed";
+			return -err;
+		}
+		pages /= 2;
+	}
+	c->fd = fd;
+	c->map = map;
+	c->map_size = (pages + 1) * page;
+	perf_ring_init(&c->ring, map, (unsigned char *) map + page, pages * page);
+	return 0;
+}
+
+int
+wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
+{
+	char dir[128], path[160], buf[8192];
+	struct wake_format fmt;
+	struct wake *w;
+	int *cpus = NULL;
+	size_t ncpus;
+	ssize_t len;
+	uint64_t id;
+	char *end;
+	int err;
+
+	*out = NULL;
+	*why = NULL;
+	err = wake_find_event(dir, sizeof(dir), why);
+	if (err < 0)
+		return err;
+
+	snprintf(path, sizeof(path), "%s/id", dir);
+	len = wake_read_file(path, buf, sizeof(buf));
+	if (len < 0) {
+		*why = "cannot read the sched_waking event's id from tracefs";
+		return (int) len;
+	}
+	errno = 0;
+	id = strtoull(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n')) {
+		*why = "the sched_waking id file in tracefs holds no number";
+		return -EPROTO;
+	}
+
+	snprintf(path, sizeof(path), "%s/format", dir);
+	len = wake_read_file(path, buf, sizeof(buf));
+	if (len < 0) {
+		*why = "cannot read the sched_waking event's format from tracefs";
+		return (int) len;
+	}
+	if (!wake_parse_format(buf, &fmt)) {
+		*why = "the sched_waking format lacks common_flags (1 byte) or pid (4 bytes)";
+		return -EPROTO;
+	}
+
+	ncpus = wake_online_cpus(&cpus);
+	if (!ncpus) {
+		free(cpus);
+		*why = "cannot tell which CPUs are online (/sys/devices/system/cpu/online)";
+		return -ENOENT;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->cb = cb;
+	w->ctx = ctx;
+	w->fmt = fmt;
+	w->cpus = xcalloc(ncpus, sizeof(*w->cpus));
+	for (size_t i = 0; i < ncpus; i++) {
+		struct wake_cpu *c = &w->cpus[w->ncpus];
+
+		c->cpu = cpus[i];
+		err = wake_open_cpu(c, id, why);
+		/* Gone offline since we read the list: nothing to watch there. */
+		if (err == -ENODEV)
+			continue;
+		if (err < 0) {
+			free(cpus);
+			wake_close(w);
+			return err;
+		}
+		w->ncpus++;
+	}
+	free(cpus);
+	if (!w->ncpus) {
+		wake_close(w);
+		*why = "every CPU went offline while opening the sched_waking events";
+		return -ENODEV;
+	}
+	*why = NULL;
+	*out = w;
+	return 0;
+}
+
+void
+wake_close(struct wake *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->ncpus; i++) {
+		perf_ring_fini(&w->cpus[i].ring);
+		munmap(w->cpus[i].map, w->cpus[i].map_size);
+		close(w->cpus[i].fd);
+	}
+	free(w->cpus);
+	free(w);
+}
+
+static void
+wake_on_record(void *arg, const struct perf_event_header *rec)
+{
+	struct wake *w = arg;
+	struct wake_event ev;
+
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		if (!wake_parse(rec, &w->fmt, &ev)) {
+			w->stats.bad++;
+			return;
+		}
+		w->stats.events++;
+		w->cb(w->ctx, &ev);
+		break;
+	case PERF_RECORD_LOST: {
+		/* struct { header; u64 id; u64 lost; } */
+		uint64_t v[2];
+
+		if (rec->size < sizeof(*rec) + sizeof(v)) {
+			w->stats.bad++;
+			return;
+		}
+		memcpy(v, rec + 1, sizeof(v));
+		w->stats.lost += v[1];
+		break;
+	}
+	default:
+		/* Throttling and the like: nothing about wake-ups. */
+		break;
+	}
+}
+
+void
+wake_drain(struct wake *w)
+{
+	for (size_t i = 0; i < w->ncpus; i++) {
+		struct perf_ring *r = &w->cpus[i].ring;
+
+		perf_ring_read(r, wake_on_record, w);
+		w->stats.bad += r->bad_records;
+		r->bad_records = 0;
+	}
+}
+
+const struct wake_stats *
+wake_stats(const struct wake *w)
+{
+	return &w->stats;
+}

@@ -1,0 +1,71 @@
+# Sourced by the ground-truth tests (causal-*.test) after init.sh.
+#
+# Each test compares causaltop's prediction for a line of a ground-truth
+# workload (tests/gt-*.c) with the program speedup really obtained by
+# making that line faster (the workload's -k knob, measured by
+# gt-real.sh: medians of interleaved runs).
+#
+# Tolerance.  The issue's bar is +-5 percentage points between predicted
+# and measured.  Both sides are estimates: the prediction's own 95%
+# interval is printed with it, and gt-real.sh's spread with the real one.
+
+require_ptrace
+command -v python3 >/dev/null 2>&1 || skip_ "python3 is needed to read the JSON profile"
+
+# gt_line PROG NAME: the line of the GT:NAME marker in PROG's source.
+gt_line() {
+	grep -n "GT:$2\\([^a-z]\\|\$\\)" "$srcdir/$1.c" | head -n 1 | cut -d: -f1
+}
+
+# gt_calibrate PROG: loops per us, measured once so that every run of the
+# test (profiled or not) does the very same work.
+gt_calibrate() {
+	"$(T "$1")" -C 2>&1 | sed -n 's/^gt: loops_per_us //p'
+}
+
+# gt_predict PROG NAME PCT ARGS...: causaltop's prediction for speeding
+# line NAME of PROG by PCT%, with GT_CT_ARGS as more causaltop options.
+# Sets pred, pred_lo, pred_hi, pred_n.
+gt_predict() {
+	_p=$1 _n=$2 _pct=$3
+	shift 3
+	_line=$(gt_line "$_p" "$_n")
+	[ -n "$_line" ] || framework_failure_ "no GT:$_n in $_p.c"
+	# shellcheck disable=SC2086
+	run_ct --no-tui ${GT_CT_ARGS-} --fixed-line "$_p.c:$_line" --fixed-speedup "$_pct" \
+		--json "$_p-$_n-$_pct.json" -o "$_p-$_n-$_pct.coz" -v -- "$(T "$_p")" "$@"
+	cp out "$_p-$_n-$_pct.out"
+	cp err "$_p-$_n-$_pct.err"
+	[ "$rc" = 0 ] || fail_ "causaltop on $_p: exit status $rc: $(tail -n 5 err)"
+	set -- $(python3 "$srcdir/ct-json.py" level "$_p-$_n-$_pct.json" "$_p.c:$_line" "$_pct")
+	pred=$1 pred_lo=$2 pred_hi=$3 pred_n=$4
+	[ "$pred" != nan ] ||
+		fail_ "$_p: no estimate for $_n at $_pct% ($(grep -E '^Experiments' out))"
+}
+
+# gt_real PROG NAME PCT ARGS...: the real speedup.  Sets real, real_spread.
+gt_real() {
+	_p=$1 _n=$2 _pct=$3
+	shift 3
+	set -- $(sh "$srcdir/gt-real.sh" -r "${GT_RUNS:-5}" "$(T "$_p")" "$_n" "$_pct" "$@")
+	# real NAME PCT speedup S base_us B knob_us K spread D
+	[ "$1" = real ] || framework_failure_ "gt-real.sh $_p $_n $_pct: $*"
+	real=$5 real_spread=${11}
+}
+
+# gt_check PROG NAME PCT ITEMS [ARGS...]: prediction within 5 points of
+# reality.  The profiled run does ITEMS items (long enough for enough
+# experiments); the real runs keep the workload's default (short).
+gt_check() {
+	_p=$1 _n=$2 _pct=$3 _items=$4
+	shift 4
+	gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@"
+	gt_real "$_p" "$_n" "$_pct" "$@"
+	_ok=$(awk -v p="$pred" -v r="$real" 'BEGIN { d = p - r; print (d <= 0.05 && d >= -0.05) ? "ok" : "FAIL" }')
+	printf '%s %s %s%%: predicted %+.3f [%+.3f, %+.3f] (%s exps), real %+.3f (spread %.3f): %s\n' \
+		"$_p" "$_n" "$_pct" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" "$real_spread" "$_ok"
+	[ "$_ok" = ok ] || {
+		grep -E '^(Experiments|Supervisor)' "$_p-$_n-$_pct.out" >&2
+		fail_ "$_p: speeding $_n by $_pct% predicted $pred, really $real: more than 5 points apart"
+	}
+}

@@ -1,0 +1,179 @@
+/*
+ * gt-pipeline: three stages, three threads, bounded queues of 8 between
+ * them.  Stage 1 runs line "produce" (half a unit, -u, default 1000 us),
+ * stage 2 line "transform" (2 units: the bottleneck), stage 3 line
+ * "consume" (half a unit) and counts the item.  The slowest stage bounds
+ * the rate at one item per 2 units, while the CPU (3 units of work per
+ * item on two CPUs) would allow one per 1.5.  Speeding transform by s, an
+ * item takes max(2 (1 - s), (1 + 2 (1 - s)) / 2) units:
+ *
+ *	speeding transform by s:	s for s <= 0.5, (1 + 2 s) / 4 above
+ *	speeding produce or consume:	0
+ *
+ * -x queue (default): the queues are rings under a mutex with condition
+ * variables.  -x pipe: they are pipes holding 8 messages of PIPE_BUF
+ * bytes, written and read whole with blocking write() and read(), so that
+ * every wake-up goes through the kernel's pipe code.
+ *
+ * Threads are not pinned by default: above s = 0.5 the analytic answer
+ * needs the kernel to share both CPUs among the three stages.  -p pins
+ * transform to CPU 0 and the two others to CPU 1, which caps the speedup
+ * of transform at 0.5.  See gt.h for the options and the output.
+ */
+#include "gt.h"
+#include <fcntl.h>
+#include <limits.h>
+
+#define QCAP	8
+
+enum { PRODUCE, TRANSFORM, CONSUME };
+
+static const struct gt_line pipeline_lines[] = {
+	[PRODUCE] = { "produce", 0.5 },
+	[TRANSFORM] = { "transform", 2 },
+	[CONSUME] = { "consume", 0.5 },
+	{ NULL, 0 },
+};
+
+struct queue {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	long ring[QCAP];
+	unsigned head, count;
+	int fd[2];		/* -x pipe: read end, write end */
+};
+
+/* A pipe message: whole PIPE_BUF bytes, so that each write() is atomic. */
+struct message {
+	long item;
+	char pad[PIPE_BUF - sizeof(long)];
+};
+
+static struct queue q1, q2;
+
+static void
+queue_init(struct queue *q)
+{
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->not_empty, NULL);
+	pthread_cond_init(&q->not_full, NULL);
+	if (!gt_mode_is("pipe"))
+		return;
+	if (pipe(q->fd))
+		gt_die("pipe: %s", strerror(errno));
+	/* 8 pages: room for QCAP messages, each in a page of its own. */
+	if (fcntl(q->fd[1], F_SETPIPE_SZ, QCAP * PIPE_BUF) < 0)
+		gt_die("F_SETPIPE_SZ: %s", strerror(errno));
+}
+
+static void
+queue_put(struct queue *q, long item)
+{
+	struct message m = { .item = item };
+
+	if (gt_mode_is("pipe")) {
+		if (write(q->fd[1], &m, sizeof(m)) != (ssize_t)sizeof(m))
+			gt_die("pipe write: %s", strerror(errno));
+		return;
+	}
+	pthread_mutex_lock(&q->lock);
+	while (q->count == QCAP)
+		pthread_cond_wait(&q->not_full, &q->lock);
+	q->ring[(q->head + q->count++) % QCAP] = item;
+	pthread_cond_signal(&q->not_empty);
+	pthread_mutex_unlock(&q->lock);
+}
+
+static long
+queue_get(struct queue *q)
+{
+	struct message m;
+	long item;
+
+	if (gt_mode_is("pipe")) {
+		/* A pipe never splits a message of PIPE_BUF bytes. */
+		if (read(q->fd[0], &m, sizeof(m)) != (ssize_t)sizeof(m))
+			gt_die("pipe read: %s", strerror(errno));
+		return m.item;
+	}
+	pthread_mutex_lock(&q->lock);
+	while (q->count == 0)
+		pthread_cond_wait(&q->not_empty, &q->lock);
+	item = q->ring[q->head];
+	q->head = (q->head + 1) % QCAP;
+	q->count--;
+	pthread_cond_signal(&q->not_full);
+	pthread_mutex_unlock(&q->lock);
+	return item;
+}
+
+static void *
+stage_produce(void *arg)
+{
+	unsigned long n;
+	long item;
+
+	for (item = 0; item < gt.n; item++) {
+		n = gt_n(PRODUCE);
+		for (unsigned long i = 0, x = 0; i < n; i++) gt_sink = x = x * GT_MUL + i;	/* GT:produce */
+		queue_put(&q1, item);
+	}
+	return NULL;
+}
+
+static void *
+stage_transform(void *arg)
+{
+	unsigned long n;
+	long k;
+
+	for (k = 0; k < gt.n; k++) {
+		long item = queue_get(&q1);
+
+		n = gt_n(TRANSFORM);
+		for (unsigned long i = 0, x = 0; i < n; i++) gt_sink = x = x * GT_MUL + i;	/* GT:transform */
+		queue_put(&q2, item);
+	}
+	return NULL;
+}
+
+static void *
+stage_consume(void *arg)
+{
+	unsigned long n;
+	long k;
+
+	for (k = 0; k < gt.n; k++) {
+		queue_get(&q2);
+		n = gt_n(CONSUME);
+		for (unsigned long i = 0, x = 0; i < n; i++) gt_sink = x = x * GT_MUL + i;	/* GT:consume */
+		gt_progress();
+	}
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t t[3];
+	int i;
+
+	gt.prog = "gt-pipeline";
+	gt.n = 750;
+	gt.unit_us = 1000;
+	gt.pin = 0;
+	gt.lines = pipeline_lines;
+	gt.modes[0] = "queue";
+	gt.modes[1] = "pipe";
+	gt_init(argc, argv);
+	queue_init(&q1);
+	queue_init(&q2);
+
+	gt_thread(&t[0], 1, stage_produce, NULL);
+	gt_thread(&t[1], 0, stage_transform, NULL);
+	gt_thread(&t[2], 1, stage_consume, NULL);
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	gt_report();
+	return 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * gt-unequal: fork-join with unequal branches.  For each item the main
+ * thread starts two threads and joins both: A runs line "long" (one unit,
+ * -u, default 5000 us) pinned to CPU 0, B runs line "short" (0.6 unit)
+ * pinned to CPU 1.  An item takes as long as its longer branch, so
+ *
+ *	speeding long by s:	program speedup min(s, 1 - 0.6) = min(s, 0.4)
+ *	speeding short:		0
+ *
+ * (a little less in practice: starting and joining the threads, ~5% of
+ * an item, is not sped up).  See gt.h for the options and the output.
+ */
+#include "gt.h"
+
+enum { LONG, SHORT };
+
+static const struct gt_line unequal_lines[] = {
+	[LONG] = { "long", 1 },
+	[SHORT] = { "short", 0.6 },
+	{ NULL, 0 },
+};
+
+static void *
+branch_long(void *arg)
+{
+	unsigned long n = gt_n(LONG);
+
+	for (unsigned long i = 0, x = 0; i < n; i++) gt_sink = x = x * GT_MUL + i;	/* GT:long */
+	return NULL;
+}
+
+static void *
+branch_short(void *arg)
+{
+	unsigned long n = gt_n(SHORT);
+
+	for (unsigned long i = 0, x = 0; i < n; i++) gt_sink = x = x * GT_MUL + i;	/* GT:short */
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t a, b;
+	long item;
+
+	gt.prog = "gt-unequal";
+	gt.n = 300;
+	gt.unit_us = 5000;
+	gt.pin = 1;
+	gt.lines = unequal_lines;
+	gt_init(argc, argv);
+
+	for (item = 0; item < gt.n; item++) {
+		gt_thread(&a, 0, branch_long, NULL);
+		gt_thread(&b, 1, branch_short, NULL);
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		gt_progress();
+	}
+	gt_report();
+	return 0;
+}

@@ -1,0 +1,112 @@
+/*
+ * The virtual-speedup accounting (src/delay.c): hits raise G to the
+ * largest local, owed is G - local, wake-ups pass on the waker's local as
+ * it was at the wake-up even when events arrive out of order, pauses and
+ * forgiveness behave.
+ */
+#include "config.h"
+#include "delay.h"
+#include "unit.h"
+
+#define MS 1000000ULL
+
+static void
+test_hits_and_owed(void)
+{
+	struct delay_global g = { 0 };
+	struct delay_thread a, b;
+
+	delay_thread_init(&a, &g, 0);
+	delay_thread_init(&b, &g, 0);
+	delay_hit(&g, &a, 1 * MS, MS / 2);
+	delay_hit(&g, &a, 2 * MS, MS / 2);
+	CHECK(g.global == MS, "G %llu after two half-ms hits", (unsigned long long) g.global);
+	CHECK(delay_owed(&g, &a) == 0, "the hitter owes nothing");
+	CHECK(delay_owed(&g, &b) == MS, "the other owes 1 ms");
+	/* Two hitters in parallel: G is the largest, not the sum. */
+	delay_hit(&g, &b, 3 * MS, MS / 2);
+	CHECK(g.global == MS, "a parallel hit behind G does not raise it");
+	CHECK(delay_owed(&g, &b) == MS / 2, "b owes the rest");
+	delay_paid(&g, &b, 4 * MS, MS / 2);
+	CHECK(delay_owed(&g, &b) == 0, "paid");
+	/* Overshoot: ahead of G, owes nothing, G does not move. */
+	delay_paid(&g, &b, 5 * MS, MS / 4);
+	CHECK(g.global == MS && delay_owed(&g, &b) == 0, "overshoot leaves G alone");
+	delay_hit(&g, &a, 6 * MS, MS / 2);
+	CHECK(delay_owed(&g, &b) == MS / 4, "overshoot counts against the next debt");
+}
+
+static void
+test_history(void)
+{
+	struct delay_global g = { 0 };
+	struct delay_thread a;
+
+	delay_thread_init(&a, &g, 10 * MS);
+	delay_hit(&g, &a, 11 * MS, 100);
+	delay_paid(&g, &a, 20 * MS, 1000);
+	/* A hit drained late, older than the pause: every later value rises. */
+	delay_hit(&g, &a, 15 * MS, 100);
+	CHECK(a.local == 1200, "local %llu", (unsigned long long) a.local);
+	CHECK(delay_local_at(&a, 10 * MS) == 0, "at creation");
+	CHECK(delay_local_at(&a, 12 * MS) == 100, "after the first hit");
+	CHECK(delay_local_at(&a, 16 * MS) == 200, "after the late hit: %llu",
+	      (unsigned long long) delay_local_at(&a, 16 * MS));
+	CHECK(delay_local_at(&a, 21 * MS) == 1200, "after the pause");
+	/* Older than the history: the oldest value known. */
+	for (unsigned i = 0; i < 2 * DELAY_HISTORY; i++)
+		delay_hit(&g, &a, (30 + i) * MS, 1);
+	CHECK(delay_local_at(&a, 0) <= a.local, "bounded");
+	CHECK(delay_local_at(&a, 100 * MS) == a.local, "the present");
+}
+
+static void
+test_wake(void)
+{
+	struct delay_global g = { 0 };
+	struct delay_thread hitter, sleeper, joiner;
+
+	delay_thread_init(&hitter, &g, 0);
+	delay_thread_init(&sleeper, &g, 0);
+	delay_thread_init(&joiner, &g, 0);
+	delay_hit(&g, &hitter, 1 * MS, MS);
+	delay_hit(&g, &hitter, 5 * MS, MS);
+	/* Woken at 3 ms by the hitter: gets what it had then, not later hits. */
+	CHECK(delay_wake(&g, &joiner, 3 * MS, delay_local_at(&hitter, 3 * MS), 0) == MS,
+	      "credit of the waker's local at the wake-up");
+	CHECK(delay_owed(&g, &joiner) == MS, "still owes the later hit");
+	/* Never backwards, never beyond G. */
+	CHECK(delay_wake(&g, &joiner, 6 * MS, 0, 0) == 0, "a waker behind gives nothing");
+	CHECK(delay_wake(&g, &joiner, 6 * MS, 10 * MS, 0) == MS, "capped at G");
+	CHECK(delay_owed(&g, &joiner) == 0, "caught up");
+	/* Debt from before it blocked stays owed: only the time asleep is credited. */
+	{
+		struct delay_thread w = { 0 };		/* local 0, G is 2 ms */
+
+		CHECK(delay_global_at(&g, 2 * MS) == MS && delay_global_at(&g, 6 * MS) == 2 * MS,
+		      "G's history");
+		/* Blocked at 2 ms (G 1 ms), woken at 6 ms by a thread at G (2 ms). */
+		CHECK(delay_wake(&g, &w, 6 * MS, 2 * MS, 2 * MS) == MS, "credit of the sleep only");
+		CHECK(delay_owed(&g, &w) == MS, "the debt from before the sleep stays");
+	}
+	/* The sleeper was woken by no one of ours: it owes everything. */
+	CHECK(delay_owed(&g, &sleeper) == 2 * MS, "outside wake-ups owe");
+	delay_forgive(&g, &sleeper, 7 * MS);
+	CHECK(delay_owed(&g, &sleeper) == 0, "forgiven");
+	/* A child starts where its parent is. */
+	{
+		struct delay_thread child;
+
+		delay_thread_inherit_parent(&child, &sleeper, 8 * MS);
+		CHECK(child.local == sleeper.local, "child inherits");
+	}
+}
+
+int
+main(void)
+{
+	test_hits_and_owed();
+	test_history();
+	test_wake();
+	return failures ? 1 : 0;
+}

@@ -515,8 +515,11 @@ main(int argc, char **argv)
 			;
 	}
 
+	/* sampler_free() drains its rings: samples must find no engine. */
 	exp_free(s.exp);
+	s.exp = NULL;
 	wake_close(s.wake);
+	s.wake = NULL;
 	sampler_free(s.smp);
 	if (rep_l.fd >= 0)
 		close(rep_l.fd);

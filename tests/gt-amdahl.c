@@ -22,7 +22,6 @@ int
 main(int argc, char **argv)
 {
 	unsigned long n;
-	long item;
 
 	gt.prog = "gt-amdahl";
 	gt.n = 300;
@@ -32,7 +31,7 @@ main(int argc, char **argv)
 	gt_init(argc, argv);
 	gt_pin(0);
 
-	for (item = 0; item < gt.n; item++) {
+	while (gt_claim()) {
 		n = gt_n(HOT);
 		for (unsigned long i = 0, x = 0; i < n; i++) gt_sink = x = x * GT_MUL + i;	/* GT:hot */
 		n = gt_n(REST);

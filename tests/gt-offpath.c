@@ -20,7 +20,7 @@ static const struct gt_line offpath_lines[] = {
 };
 
 static void *
-burner(void *arg)
+burner(void *arg GT_UNUSED)
 {
 	unsigned long n;
 
@@ -36,7 +36,6 @@ main(int argc, char **argv)
 {
 	unsigned long n;
 	pthread_t t;
-	long item;
 
 	gt.prog = "gt-offpath";
 	gt.n = 750;
@@ -47,7 +46,7 @@ main(int argc, char **argv)
 	gt_pin(0);
 	gt_thread(&t, 1, burner, NULL);
 
-	for (item = 0; item < gt.n; item++) {
+	while (gt_claim()) {
 		n = gt_n(WORK);
 		for (unsigned long i = 0, x = 0; i < n; i++) gt_sink = x = x * GT_MUL + i;	/* GT:work */
 		gt_progress();

@@ -22,13 +22,15 @@
  *
  *	speeding burn:		0, in every mode
  *
- * The child dies with its parent (PR_SET_PDEATHSIG, and EPIPE/EOF on its
- * pipe).  See gt.h for the options and the output.
+ * The parent kills and reaps the child at the end; should the parent die
+ * first, the child follows (PR_SET_PDEATHSIG, and EPIPE/EOF on its pipe).
+ * See gt.h for the options and the output.
  */
 #include "gt.h"
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 
 enum { WORK, BURN };
 
@@ -39,6 +41,7 @@ static const struct gt_line sleep_lines[] = {
 };
 
 static int req_fd = -1, in_fd = -1;	/* to and from the child */
+static pid_t child = -1;
 
 static void
 add_usec(struct timespec *ts, double usec)
@@ -93,14 +96,14 @@ static void
 child_start(void)
 {
 	int req[2], resp[2];
-	pid_t parent = getpid(), pid;
+	pid_t parent = getpid();
 
 	if (pipe(req) || pipe(resp))
 		gt_die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
+	child = fork();
+	if (child < 0)
 		gt_die("fork: %s", strerror(errno));
-	if (pid == 0) {
+	if (child == 0) {
 		close(req[1]);
 		close(resp[0]);
 		child_run(parent, req[0], resp[1]);
@@ -127,12 +130,11 @@ wait_external(void)
 }
 
 static void *
-worker(void *arg)
+worker(void *arg GT_UNUSED)
 {
 	unsigned long n;
-	long item;
 
-	for (item = 0; item < gt.n; item++) {
+	while (gt_claim()) {
 		wait_external();
 		n = gt_n(WORK);
 		for (unsigned long i = 0, x = 0; i < n; i++) gt_sink = x = x * GT_MUL + i;	/* GT:work */
@@ -142,7 +144,7 @@ worker(void *arg)
 }
 
 static void *
-burner(void *arg)
+burner(void *arg GT_UNUSED)
 {
 	unsigned long n;
 
@@ -174,6 +176,10 @@ main(int argc, char **argv)
 	gt_thread(&w, 0, worker, NULL);
 	pthread_join(w, NULL);
 	gt_report();
-	/* The burner never ends: exit() takes it down, and the child. */
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	/* The burner never ends: exit() takes it down. */
 	return 0;
 }

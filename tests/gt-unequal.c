@@ -21,7 +21,7 @@ static const struct gt_line unequal_lines[] = {
 };
 
 static void *
-branch_long(void *arg)
+branch_long(void *arg GT_UNUSED)
 {
 	unsigned long n = gt_n(LONG);
 
@@ -30,7 +30,7 @@ branch_long(void *arg)
 }
 
 static void *
-branch_short(void *arg)
+branch_short(void *arg GT_UNUSED)
 {
 	unsigned long n = gt_n(SHORT);
 
@@ -42,7 +42,6 @@ int
 main(int argc, char **argv)
 {
 	pthread_t a, b;
-	long item;
 
 	gt.prog = "gt-unequal";
 	gt.n = 300;
@@ -51,7 +50,7 @@ main(int argc, char **argv)
 	gt.lines = unequal_lines;
 	gt_init(argc, argv);
 
-	for (item = 0; item < gt.n; item++) {
+	while (gt_claim()) {
 		gt_thread(&a, 0, branch_long, NULL);
 		gt_thread(&b, 1, branch_short, NULL);
 		pthread_join(a, NULL);

@@ -35,8 +35,9 @@
  *			milliseconds, and both kinds of phase are timed apart
  *	-v		say what it is about to do, on stderr
  *
- * Every unit of work done calls gt_progress(), the one progress point
- * ("item").  At exit, gt_report() prints on stderr
+ * Each unit of work is started after gt_claim() says so, and when done
+ * calls gt_progress(), the one progress point ("item").  At exit,
+ * gt_report() prints on stderr
  *
  *	gt: items N wall S.SSSSSS per_item_us X.XXX
  *
@@ -47,11 +48,14 @@
  *	gt: alt base_us B knob_us K phases P Q
  *
  * the time per item in the P phases without the knobs and in the Q phases
- * with them, each timed from a quarter into the phase (when queues and
- * locks have settled) to its end.  Phases of ~100 ms put the base and
- * knob measurements so close in time that the speed changes of a shared
- * machine (other virtual machines on the same host: +-10% over seconds
- * here) hit both alike, as separate runs cannot.
+ * with them, each timed from a third into the phase (when queues, locks
+ * and the scheduler's placement of threads have settled) to its end; the
+ * run then goes on past -n items until there have been 4 phases of each
+ * kind.  Alternating puts the base and knob measurements so close in time
+ * that the speed changes of a shared machine (other virtual machines on
+ * the same host: +-10% over seconds here) hit both alike, as separate
+ * runs cannot.  But threads that the kernel balances between CPUs take
+ * ~100 ms to settle after a switch: give those phases of 300 ms or more.
  */
 #ifndef CT_GT_H
 # define CT_GT_H
@@ -75,6 +79,7 @@
 # define GT_MAX_LINES	8
 # define GT_MAX_MODES	8
 # define GT_MUL		0x9e3779b97f4a7c15UL	/* odd: imul, not shifts */
+# define GT_UNUSED	__attribute__((unused))
 
 /* Where the work loops store: per thread, volatile. */
 static __thread volatile unsigned long gt_sink;
@@ -110,8 +115,8 @@ struct gt {
 
 static struct gt gt;
 
-/* Progress bookkeeping: items done, and when the first and last were. */
-static long gt_done;
+/* Progress bookkeeping: items claimed and done, when the first and last were. */
+static long gt_claimed, gt_done;
 static double gt_t_first, gt_t_last;
 
 /* -a: the current phase and what the phases of each kind measured. */
@@ -356,10 +361,10 @@ gt_thread(pthread_t *t, int cpu, void *(*fn)(void *), void *arg)
 /*
  * -a: account for an item done now, and switch phases when this one has
  * lasted its time.  Intervals are summed only between items of the same
- * phase, from a quarter into it.  The clock is read under the lock, so
- * that the items of several threads come in order.  Returns the time.
+ * phase, from a third into it.  The clock is read under the lock, so
+ * that the items of several threads come in order.
  */
-static inline double
+static inline void
 gt_alt_item(long done)
 {
 	double len = gt.alt_ms / 1e3, now;
@@ -367,6 +372,9 @@ gt_alt_item(long done)
 
 	pthread_mutex_lock(&gt_alt_lock);
 	now = gt_now();
+	if (done == 1)
+		gt_t_first = now;
+	gt_t_last = now;
 	phase = gt.phase;
 	if (done == 1) {
 		gt_alt_start = now;
@@ -377,7 +385,7 @@ gt_alt_item(long done)
 		gt_alt_start = now;
 		gt_alt_last = 0;
 		gt_alt_phases[phase]++;
-	} else if (now - gt_alt_start >= len / 4) {
+	} else if (now - gt_alt_start >= len / 3) {
 		if (gt_alt_last > 0) {
 			gt_alt_time[phase] += now - gt_alt_last;
 			gt_alt_intervals[phase]++;
@@ -385,34 +393,46 @@ gt_alt_item(long done)
 		gt_alt_last = now;
 	}
 	pthread_mutex_unlock(&gt_alt_lock);
-	return now;
+}
+
+/*
+ * Whether to start one more unit of work (claiming it: thread-safe):
+ * exactly -n of them, or with -a as many more as 4 phases of each kind
+ * take.
+ */
+static inline int
+gt_claim(void)
+{
+	int more;
+
+	if (__atomic_fetch_add(&gt_claimed, 1, __ATOMIC_RELAXED) < gt.n)
+		return 1;
+	if (gt.alt_ms <= 0)
+		return 0;
+	pthread_mutex_lock(&gt_alt_lock);
+	more = gt_alt_phases[0] < 4 || gt_alt_phases[1] < 4;
+	pthread_mutex_unlock(&gt_alt_lock);
+	return more;
 }
 
 /*
  * One unit of work done: the progress point, and the clock read at the
- * first and the last (at every one with -a).  Thread-safe; returns how
- * many are done.
+ * first and the last (at every one with -a, where the last is not known
+ * in advance).  Thread-safe.
  */
-static inline long
+static inline void
 gt_progress(void)
 {
 	long done;
 
 	CAUSALTOP_PROGRESS_NAMED("item");
 	done = __atomic_add_fetch(&gt_done, 1, __ATOMIC_RELAXED);
-	if (gt.alt_ms > 0) {
-		double now = gt_alt_item(done);
-
-		if (done == 1)
-			gt_t_first = now;
-		else if (done == gt.n)
-			gt_t_last = now;
-	} else if (done == 1) {
+	if (gt.alt_ms > 0)
+		gt_alt_item(done);
+	else if (done == 1)
 		gt_t_first = gt_now();
-	} else if (done == gt.n) {
+	else if (done == gt.n)
 		gt_t_last = gt_now();
-	}
-	return done;
 }
 
 static inline void
@@ -423,11 +443,11 @@ gt_report(void)
 	if (gt_done < gt.n)
 		gt_die("only %ld of %ld items done", gt_done, gt.n);
 	fprintf(stderr, "gt: items %ld wall %.6f per_item_us %.3f\n",
-		gt.n, wall, wall * 1e6 / (gt.n - 1));
+		gt_done, wall, wall * 1e6 / (gt_done - 1));
 	if (gt.alt_ms <= 0)
 		return;
 	if (!gt_alt_intervals[0] || !gt_alt_intervals[1])
-		gt_die("-a %g: too few items for two timed phases", gt.alt_ms);
+		gt_die("-a %g: no item timed in some kind of phase", gt.alt_ms);
 	fprintf(stderr, "gt: alt base_us %.3f knob_us %.3f phases %d %d\n",
 		gt_alt_time[0] * 1e6 / gt_alt_intervals[0],
 		gt_alt_time[1] * 1e6 / gt_alt_intervals[1],

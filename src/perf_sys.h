@@ -2,7 +2,9 @@
 #ifndef CT_PERF_SYS_H
 # define CT_PERF_SYS_H
 
+# include <errno.h>
 # include <linux/perf_event.h>
+# include <sys/mman.h>
 # include <sys/syscall.h>
 # include <sys/types.h>
 # include <unistd.h>
@@ -13,6 +15,25 @@ perf_sys_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
 	return (int) syscall(__NR_perf_event_open, attr, pid, cpu, -1,
 			     PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Map fd's ring: a header page and *pages data pages (a power of two).
+ * Without CAP_IPC_LOCK ring memory counts against perf_event_mlock_kb:
+ * the ring is halved rather than refused, and *pages says what was
+ * mapped.  MAP_FAILED with errno set when even one page is refused.
+ */
+static inline void *
+perf_sys_map_ring(int fd, unsigned *pages, size_t page)
+{
+	for (;;) {
+		void *map = mmap(NULL, (*pages + 1) * page, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, fd, 0);
+
+		if (map != MAP_FAILED || errno != EPERM || *pages <= 1)
+			return map;
+		*pages /= 2;
+	}
 }
 
 #endif

@@ -178,22 +178,12 @@ ring_open(struct sampler *s, pid_t pid, int cpu, void *owner, struct sampler_rin
 	fd = perf_sys_open(&attr, pid, cpu);
 	if (fd < 0)
 		return -errno;
-	/*
-	 * Without CAP_IPC_LOCK, ring memory counts against
-	 * perf_event_mlock_kb: shrink the ring rather than fail.
-	 */
-	for (;;) {
-		map = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE,
-			   MAP_SHARED, fd, 0);
-		if (map != MAP_FAILED)
-			break;
-		if (errno != EPERM || pages <= 1) {
-			int err = errno;
+	map = perf_sys_map_ring(fd, &pages, page);
+	if (map == MAP_FAILED) {
+		int err = errno;
 
-			close(fd);
-			return -err;
-		}
-		pages /= 2;
+		close(fd);
+		return -err;
 	}
 	r = xcalloc(1, sizeof(*r));
 	r->fd = fd;

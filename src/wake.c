@@ -387,22 +387,15 @@ wake_open_cpu(struct wake_cpu *c, uint64_t id, const char **why)
 		*why = wake_perf_why(err);
 		return -err;
 	}
-	/* Without CAP_IPC_LOCK rings count against perf_event_mlock_kb. */
-	for (;;) {
-		map = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE,
-			   MAP_SHARED, fd, 0);
-		if (map != MAP_FAILED)
-			break;
-		if (errno != EPERM || pages <= 1) {
-			int err = errno;
+	map = perf_sys_map_ring(fd, &pages, page);
+	if (map == MAP_FAILED) {
+		int err = errno;
 
-			close(fd);
-			*why = err == EPERM ?
-				"perf_event_mlock_kb is too small for one ring per CPU (need CAP_IPC_LOCK or a larger kernel.perf_event_mlock_kb)" :
-				"mmap of a per-CPU sched_waking ring failed";
-			return -err;
-		}
-		pages /= 2;
+		close(fd);
+		*why = err == EPERM ?
+		       "perf_event_mlock_kb is too small for one ring per CPU (need CAP_IPC_LOCK or a larger kernel.perf_event_mlock_kb)" :
+		       "mmap of a per-CPU sched_waking ring failed";
+		return -err;
 	}
 	c->fd = fd;
 	c->map = map;

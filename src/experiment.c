@@ -286,7 +286,9 @@ waker_of(struct exp_engine *e, pid_t tid)
 static void
 apply_wakes(struct exp_engine *e)
 {
-	qsort(e->wk, e->nwk, sizeof(*e->wk), wake_cmp);
+	/* qsort's array may not be NULL, even empty (UBSan). */
+	if (e->nwk)
+		qsort(e->wk, e->nwk, sizeof(*e->wk), wake_cmp);
 	for (size_t i = 0; i < e->nwk; i++) {
 		const struct wake_event *w = &e->wk[i];
 		const struct delay_thread *wd;

@@ -43,7 +43,7 @@
 #define MIN_EVENTS		5
 #define EXPLORE_MIN		4
 #define CANDIDATES_MAX		16
-#define TICK_EXPERIMENT_NS	4000000ULL
+#define TICK_EXPERIMENT_NS	1000000ULL
 #define TICK_IDLE_NS		20000000ULL
 
 #define SYS_FUTEX_NR		202	/* x86-64 */
@@ -387,8 +387,8 @@ pay(struct exp_engine *e, uint64_t now)
 			continue;
 		st = procfs_state(t->tid);
 		if (st == 'R') {
-			debug_msg("exp: pause %d owed %" PRIu64 " us (G %" PRIu64 ")", (int) t->tid,
-				  owed / 1000, e->g.global / 1000);
+			debug_msg("exp: pause %d at %" PRIu64 ": owed %" PRIu64 " us (G %" PRIu64 ")",
+				  (int) t->tid, now / 1000, owed / 1000, e->g.global / 1000);
 			pause_request(e->pz, t, owed, now);
 			continue;
 		}
@@ -783,6 +783,21 @@ exp_tick(struct exp_engine *e, uint64_t now)
 			finish(e, now);
 		return;
 	}
+}
+
+bool
+exp_wants_prompt(const struct exp_engine *e)
+{
+	return e->state == ST_RUNNING && e->pct > 0;
+}
+
+void
+exp_prompt(struct exp_engine *e, uint64_t now)
+{
+	if (!exp_wants_prompt(e))
+		return;
+	apply_wakes(e);
+	pay(e, now);
 }
 
 void

@@ -61,6 +61,14 @@ void exp_thread_gone(struct exp_engine *, struct tcb *t);
 
 /* After the tick's drains and progress polls. */
 void exp_tick(struct exp_engine *, uint64_t now);
+/*
+ * A virtual speedup is running: new samples should be handed over as they
+ * come (exp_prompt: apply wake-ups and pay), so that a thread pays its
+ * delay while it runs the code it was delayed in, not a tick later, when it
+ * may hold a lock the critical path waits for.
+ */
+bool exp_wants_prompt(const struct exp_engine *);
+void exp_prompt(struct exp_engine *, uint64_t now);
 /* trace.c: t stopped with a pause pending; true if it is held. */
 bool exp_on_pause_stop(struct exp_engine *, struct tcb *t, uint64_t now);
 /*

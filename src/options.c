@@ -52,6 +52,9 @@ static const char usage_text[] =
 "      --period=MS           sampling period in ms of thread CPU time (default 1)\n"
 "      --sampler=MODE        cpu, thread or auto (default auto: cpu if permitted)\n"
 "      --event=EVENT         task-clock, cpu-clock, cycles or auto (default auto)\n"
+"      --realtime=PRIO       run causaltop itself at SCHED_FIFO priority PRIO\n"
+"                            (1 to 99; 0: off; default 1 when permitted), so a\n"
+"                            stopped thread never waits for a CPU for it\n"
 "  -b, --binary-scope=GLOB   profile code in binaries matching GLOB (repeatable;\n"
 "                            default MAIN, the main executable; %% is a wildcard)\n"
 "  -s, --source-scope=GLOB   profile code in source files matching GLOB\n"
@@ -91,6 +94,7 @@ enum {
 	OPT_NO_EXPERIMENTS,
 	OPT_JSON,
 	OPT_REPORT_INTERVAL,
+	OPT_REALTIME,
 };
 
 static const struct option long_options[] = {
@@ -120,6 +124,7 @@ static const struct option long_options[] = {
 	{ "output",		required_argument, NULL, 'o' },
 	{ "top",		required_argument, NULL, OPT_TOP },
 	{ "trace-log",		required_argument, NULL, OPT_TRACE_LOG },
+	{ "realtime",		required_argument, NULL, OPT_REALTIME },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -168,6 +173,7 @@ options_parse(struct options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->period_ns = 1000000;
+	o->realtime = -1;
 	o->top = 20;
 	o->fixed_speedup = -1;
 	/* "+": stop at the first non-option, which starts the command. */
@@ -249,6 +255,17 @@ options_parse(struct options *o, int argc, char **argv)
 		case OPT_NO_EXPERIMENTS:
 			o->no_experiments = true;
 			break;
+		case OPT_REALTIME: {
+			char *rend;
+			long prio;
+
+			errno = 0;
+			prio = strtol(optarg, &rend, 10);
+			if (errno || rend == optarg || *rend || prio < 0 || prio > 99)
+				usage_error("invalid --realtime '%s' (0 to 99)", optarg);
+			o->realtime = (int) prio;
+			break;
+		}
 		case OPT_JSON:
 			o->json = optarg;
 			break;

@@ -41,6 +41,7 @@ struct options {
 	const char *json;		/* --json FILE */
 	uint64_t report_interval_ns;	/* 0: only at exit */
 	unsigned runs;
+	int realtime;			/* SCHED_FIFO priority; 0: off, -1: auto */
 	int verbose;
 };
 

@@ -163,9 +163,13 @@ report_supervisor(const struct session *s, FILE *out)
 		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 		      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	fprintf(out, "\nSupervisor: %.3f s CPU; %llu perf records; rings peak %u; "
-		"fds %u at start, %u peak, %u at exit\n", cpu,
+		"fds %u at start, %u peak, %u at exit; ", cpu,
 		(unsigned long long) st->records, st->rings_peak,
 		s->fds_at_start, s->fds_peak, s->fds_at_exit);
+	if (s->realtime)
+		fprintf(out, "SCHED_FIFO %d\n", s->realtime);
+	else
+		fprintf(out, "normal priority\n");
 }
 
 static void

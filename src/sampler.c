@@ -89,6 +89,12 @@ fill_attr(const struct sampler *s, struct perf_event_attr *attr)
 	/* Sample times on the supervisor's clock, to line up with experiments. */
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;
+	/*
+	 * Poll readable at every sample: during an experiment the supervisor
+	 * watches the per-CPU rings so that a hit is paid within tens of
+	 * microseconds, not at the next tick (sampler_poll_fds).
+	 */
+	attr->wakeup_events = 1;
 }
 
 static void
@@ -385,6 +391,18 @@ sampler_free(struct sampler *s)
 	while (s->rings)
 		sampler_ring_close(s, s->rings);
 	free(s);
+}
+
+unsigned
+sampler_poll_fds(const struct sampler *s, int *fds, unsigned max)
+{
+	unsigned n = 0;
+
+	if (s->cfg.mode != SAMPLER_CPU)
+		return 0;
+	for (const struct sampler_ring *r = s->rings; r && n < max; r = r->next)
+		fds[n++] = r->fd;
+	return n;
 }
 
 enum sampler_mode

@@ -38,6 +38,7 @@ struct session {
 	struct wake *wake;		/* wake-up tracker, NULL if none */
 	const char *wake_mode;		/* "sched_waking" or "syscall" */
 	uint64_t tick_ns;		/* current tick period */
+	int realtime;			/* our SCHED_FIFO priority, 0 if none */
 	uint64_t startup_realtime_ns;	/* CLOCK_REALTIME at start */
 	char *exe;			/* the target's main binary, first seen */
 

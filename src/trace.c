@@ -15,6 +15,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <inttypes.h>
 #include "error_prints.h"
 #include "experiment.h"
 #include "probe.h"
@@ -357,6 +358,8 @@ on_stop(struct session *s, pid_t tid, int status)
 		t = adopt(s, tid);
 	t->flags &= ~TCB_STARTUP;
 	t->flags |= TCB_STOPPED;
+	debug_msg("trace: %d stop sig %d event %d at %" PRIu64, (int) tid, sig, event,
+		  now_ns() / 1000);
 
 	switch (event) {
 	case PTRACE_EVENT_CLONE:

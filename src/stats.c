@@ -11,10 +11,13 @@
  * Local baselines.  0% experiments insert no delay, so they are pooled
  * over targets.  Experiment i is compared with the (up to) 3 baselines
  * just before and 3 just after its midpoint in time (6 from one side at
- * the ends of the run), pooled as a ratio of sums m0_i = sum N / sum D:
- * a slow drift of the program's speed is nearly linear over the window
- * and cancels.  y_i = 1 - m_i / m0_i, positive when the program got
- * faster, for both kinds of point.
+ * the ends of the run).  `causaltop report` pools runs, which may differ
+ * in speed as a whole: a run with 6 baselines or more keeps them to its
+ * own experiments; runs with fewer (Coz's, with one experiment per run
+ * in --end-to-end mode) take the nearest of any run, in run order.
+ * The pool is a ratio of sums m0_i = sum N / sum D: a slow drift of the
+ * program's speed is nearly linear over the window and cancels.  y_i = 1 - m_i / m0_i,
+ * positive when the program got faster, for both kinds of point.
  *
  * Weights: the events D_i.  Then the weighted mean of a level is
  * sum D_i y_i / sum D_i = 1 - sum (N_i / m0_i) / sum D_i, a ratio of
@@ -89,6 +92,7 @@ enum {
 	STATS_MIN_EXP = 2,		/* for an estimate */
 	STATS_MIN_VERDICT_EXP = 3,	/* for a verdict */
 	STATS_SLOPE_MAX_PCT = 50,
+	STATS_RUN_BASELINES = 2 * STATS_NEIGHBOURS,	/* a run's own, if it has */
 };
 
 #define STATS_WORTH 0.02	/* smallest impact worth optimizing for */
@@ -289,14 +293,15 @@ observe(const struct exp_record *r, unsigned point, struct obs *o)
 }
 
 /*
- * The baselines nearest to time t: positions before `before` going back
- * and from `after` on, STATS_NEIGHBOURS each side, topped up from the
- * other side at the ends of the run.
+ * The baselines nearest to time t, within the positions [lo, hi):
+ * positions before `before` going back and from `after` on,
+ * STATS_NEIGHBOURS each side, topped up from the other side at the ends
+ * of the run.
  */
 static unsigned
-neighbours(const struct calc *c, size_t before, size_t after, size_t *nb)
+neighbours(size_t lo, size_t hi, size_t before, size_t after, size_t *nb)
 {
-	size_t nb_before = before, nb_after = c->nbase - after;
+	size_t nb_before = before - lo, nb_after = hi - after;
 	size_t want = 2 * STATS_NEIGHBOURS;
 	size_t take_before, take_after;
 	unsigned n = 0;
@@ -338,27 +343,64 @@ pool(const struct calc *c, const size_t *nb, unsigned n, double *m0, double *w)
 	return true;
 }
 
+/* Baselines by run, then by time. */
 static int
 by_time(const void *a, const void *b, void *arg)
 {
-	const struct obs *o = arg;
+	const struct calc *c = arg;
 	size_t x = *(const size_t *) a, y = *(const size_t *) b;
 
-	if (o[x].t != o[y].t)
-		return o[x].t < o[y].t ? -1 : 1;
+	if (c->recs[x].run != c->recs[y].run)
+		return c->recs[x].run < c->recs[y].run ? -1 : 1;
+	if (c->obs[x].t != c->obs[y].t)
+		return c->obs[x].t < c->obs[y].t ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
-/* First baseline position at or after time t. */
-static size_t
-baseline_after(const struct calc *c, double t)
+/*
+ * Where run's baselines are looked for: its own positions [*lo, *hi) if
+ * it has enough of them, else every run's (short runs, as Coz's are with
+ * --end-to-end, have too few baselines of their own).
+ */
+static void
+run_window(const struct calc *c, unsigned run, size_t *lo, size_t *hi)
 {
-	size_t lo = 0, hi = c->nbase;
+	size_t a = 0, b = c->nbase;
 
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (c->recs[c->base[mid]].run < run)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	b = c->nbase;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (c->recs[c->base[mid]].run <= run)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*hi = a;
+	if (*hi - *lo < STATS_RUN_BASELINES) {
+		*lo = 0;
+		*hi = c->nbase;
+	}
+}
+
+/* First baseline position in [lo, hi) at or after (run, t), in by_time order. */
+static size_t
+baseline_after(const struct calc *c, size_t lo, size_t hi, unsigned run, double t)
+{
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		unsigned r = c->recs[c->base[mid]].run;
 
-		if (c->obs[c->base[mid]].t < t)
+		if (r < run || (r == run && c->obs[c->base[mid]].t < t))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -383,16 +425,19 @@ calc_prepare(struct calc *c, const struct exp_record *recs, size_t nrecs,
 		if (recs[i].pct == 0 && c->obs[i].ok)
 			c->base[c->nbase++] = i;
 	}
-	qsort_r(c->base, c->nbase, sizeof(*c->base), by_time, c->obs);
+	qsort_r(c->base, c->nbase, sizeof(*c->base), by_time, c);
 	c->g = xcalloc(c->nbase, sizeof(*c->g));
 	c->used = xcalloc(c->nbase, sizeof(*c->used));
 	c->touched = xcalloc(c->nbase, sizeof(*c->touched));
 
 	for (size_t k = 0; k < c->nbase; k++) {
 		const struct obs *b = &c->obs[c->base[k]];
-		size_t nb[2 * STATS_NEIGHBOURS];
-		unsigned n = neighbours(c, k, k + 1, nb);
+		size_t nb[2 * STATS_NEIGHBOURS], lo, hi;
+		unsigned n;
 		double m0, w, y;
+
+		run_window(c, recs[c->base[k]].run, &lo, &hi);
+		n = neighbours(lo, hi, k, k + 1, nb);
 
 		if (!n || !pool(c, nb, n, &m0, &w))
 			continue;
@@ -410,13 +455,14 @@ calc_prepare(struct calc *c, const struct exp_record *recs, size_t nrecs,
 
 	for (size_t i = 0; i < nrecs; i++) {
 		struct obs *o = &c->obs[i];
-		size_t after;
+		size_t after, lo, hi;
 		double m0;
 
 		if (recs[i].pct == 0 || !o->ok)
 			continue;
-		after = baseline_after(c, o->t);
-		o->nnb = neighbours(c, after, after, o->nb);
+		run_window(c, recs[i].run, &lo, &hi);
+		after = baseline_after(c, lo, hi, recs[i].run, o->t);
+		o->nnb = neighbours(lo, hi, after, after, o->nb);
 		if (!o->nnb || !pool(c, o->nb, o->nnb, &m0, &o->pool_w))
 			continue;
 		o->y = 1 - o->num / o->den / m0;

@@ -38,7 +38,9 @@ struct exp_record {
 	unsigned target;	/* line id, or function id */
 	bool is_func;		/* target is a function id */
 	unsigned pct;		/* speedup level, 0..100 */
-	uint64_t start_ns;	/* CLOCK_MONOTONIC */
+	unsigned run;		/* run of the program (pooled profiles): baselines
+				   are only compared within a run */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC, within its run */
 	uint64_t wall_ns;	/* wall time of the experiment */
 	uint64_t delay_ns;	/* delay inserted (global delay growth) */
 	uint64_t selected_samples; /* samples that hit the target */

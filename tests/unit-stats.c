@@ -76,6 +76,7 @@ struct sim {
 	double p_base;		/* probability of a 0% experiment */
 	bool latency;		/* point 0 is a latency point */
 	double rate;		/* latency: arrivals per second */
+	unsigned run;		/* exp_record.run of its experiments */
 };
 
 static uint64_t
@@ -91,10 +92,10 @@ noisy_count(double mean, double noise)
  * active at this point of the run (a baseline when none is, or with
  * probability p_base).
  */
-static struct stats *
-simulate(const struct sim *sim, const struct sim_target *targets, size_t ntargets)
+static void
+simulate_into(struct stats *st, const struct sim *sim,
+	      const struct sim_target *targets, size_t ntargets)
 {
-	struct stats *st = stats_new();
 	const double gap = 0.01;
 
 	for (unsigned i = 0; i < sim->nexp; i++) {
@@ -121,6 +122,7 @@ simulate(const struct sim *sim, const struct sim_target *targets, size_t ntarget
 		} else {
 			r.target = (unsigned) (rng_next() % 4);
 		}
+		r.run = sim->run;
 		r.start_ns = (uint64_t) (i * (sim->wall + gap) * 1e9);
 		r.wall_ns = (uint64_t) (sim->wall * 1e9);
 		/* The line holds 30% of the samples: that much delay per s. */
@@ -147,6 +149,14 @@ simulate(const struct sim *sim, const struct sim_target *targets, size_t ntarget
 		}
 		stats_add(st, &r);
 	}
+}
+
+static struct stats *
+simulate(const struct sim *sim, const struct sim_target *targets, size_t ntargets)
+{
+	struct stats *st = stats_new();
+
+	simulate_into(st, sim, targets, ntargets);
 	return st;
 }
 
@@ -379,6 +389,57 @@ test_drift(void)
 	cv = stats_curve_of(st, 0, 1, false);
 	check(cv && cv->levels[0].valid && covers(cv->levels[0].lo, cv->levels[0].hi, 0.15),
 	      "drift: the early line covers 0.15 too (%.3f)", cv ? cv->levels[0].est : NAN);
+	stats_free(st);
+}
+
+/*
+ * Two runs pooled (causaltop report), the second three times slower as a
+ * whole, both with their experiments timed from their own start: each
+ * experiment must be compared with its own run's baselines only, else
+ * the fast run's lines look faster and the slow run's slower.
+ */
+static void
+test_runs(void)
+{
+	struct sim sim = {
+		.period = 1e-3, .noise = 1, .wall = 0.5, .nexp = 300, .p_base = 0.3,
+	};
+	struct sim_target t[] = {
+		{ .id = 1, .curve = curve_lin03, .levels = levels_50, .from = 0, .to = 1 },
+	};
+	const struct stats_curve *cv;
+	struct stats *st = stats_new();
+
+	rng_state = 11;
+	simulate_into(st, &sim, t, 1);
+	sim.run = 1;
+	sim.period = 3e-3;
+	simulate_into(st, &sim, t, 1);
+	cv = stats_curve_of(st, 0, 1, false);
+	check(cv && cv->nlevels == 1 && cv->levels[0].valid &&
+	      covers(cv->levels[0].lo, cv->levels[0].hi, 0.15) &&
+	      fabs(cv->levels[0].est - 0.15) < 0.03,
+	      "runs: two runs of different speeds pooled: %.3f [%.3f, %.3f] covers 0.15",
+	      cv ? cv->levels[0].est : NAN, cv ? cv->levels[0].lo : NAN,
+	      cv ? cv->levels[0].hi : NAN);
+	stats_free(st);
+
+	/* Coz's --end-to-end style: one experiment per run, each run too short
+	   to hold the baselines it needs: they come from the nearby runs. */
+	st = stats_new();
+	sim.period = 1e-3;
+	sim.nexp = 1;
+	sim.p_base = 0.4;
+	for (unsigned run = 0; run < 400; run++) {
+		sim.run = run;
+		simulate_into(st, &sim, t, 1);
+	}
+	cv = stats_curve_of(st, 0, 1, false);
+	check(cv && cv->nlevels == 1 && cv->levels[0].valid &&
+	      covers(cv->levels[0].lo, cv->levels[0].hi, 0.15),
+	      "runs: 400 runs of one experiment each: %.3f [%.3f, %.3f] covers 0.15",
+	      cv ? cv->levels[0].est : NAN, cv ? cv->levels[0].lo : NAN,
+	      cv ? cv->levels[0].hi : NAN);
 	stats_free(st);
 }
 
@@ -1100,6 +1161,7 @@ main(void)
 	test_coverage();
 	test_few_events();
 	test_drift();
+	test_runs();
 	test_latency();
 	test_slope();
 	test_verdicts();

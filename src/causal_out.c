@@ -12,23 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "causal_out.h"
+#include "escape.h"
 #include "lines.h"
 #include "progress.h"
 #include "stats.h"
 #include "xmalloc.h"
 
-/* What a target is called. */
-struct target_desc {
-	const char *file;	/* line targets; NULL if unknown */
-	unsigned line;
-	const char *func;	/* function name, NULL if unknown */
-	const char *dso;	/* module of the function */
-	uint64_t samples;
-};
-
-static void
-describe_target(const struct lines_table *lt, unsigned id, bool is_func,
-		struct target_desc *d)
+void
+causal_target_describe(const struct lines_table *lt, unsigned id, bool is_func,
+		       struct causal_target *d)
 {
 	size_t n = 0;
 
@@ -83,6 +75,15 @@ point_has_data(const struct exp_record *r, size_t n, unsigned point)
 	return false;
 }
 
+bool
+causal_point_measured(const struct stats *st, unsigned point)
+{
+	size_t n;
+	const struct exp_record *r = stats_records(st, &n);
+
+	return point_has_data(r, n, point);
+}
+
 static const char *
 basename_of(const char *path)
 {
@@ -134,9 +135,9 @@ coz_str(FILE *f, const char *s)
 static void
 coz_target(FILE *f, const struct lines_table *lt, unsigned id, bool is_func)
 {
-	struct target_desc d;
+	struct causal_target d;
 
-	describe_target(lt, id, is_func, &d);
+	causal_target_describe(lt, id, is_func, &d);
 	if (is_func) {
 		fputs("function:", f);
 		if (d.func)
@@ -227,105 +228,6 @@ causal_write_coz(FILE *f, const struct causal_meta *meta, struct stats *st,
 
 /* ---- JSON ---- */
 
-/*
- * Length of the valid UTF-8 sequence at s (1..4), 0 if it is not one:
- * no overlong forms, no surrogates, nothing past U+10FFFF.
- */
-static unsigned
-utf8_len(const unsigned char *s, unsigned *cp)
-{
-	unsigned len, c = s[0];
-	unsigned min;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		c &= 0x1f;
-		min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		c &= 0x0f;
-		min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		c &= 0x07;
-		min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (unsigned i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
-/*
- * A string, always valid UTF-8 JSON: bytes that are not UTF-8 become
- * \u00XX (the byte read as Latin-1), control characters, DEL and the
- * JavaScript line separators are escaped.
- */
-static void
-json_str(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *) str;
-
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	while (*s) {
-		unsigned cp, len = utf8_len(s, &cp);
-
-		if (!len) {
-			fprintf(f, "\\u%04x", *s++);
-			continue;
-		}
-		switch (cp) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
-			    cp == 0x2028 || cp == 0x2029)
-				fprintf(f, "\\u%04x", cp);
-			else
-				fwrite(s, 1, len, f);
-		}
-		s += len;
-	}
-	fputc('"', f);
-}
-
-static void
-json_num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.9g", v);
-	else
-		fputs("null", f);
-}
-
 static void
 json_u64(FILE *f, uint64_t v)
 {
@@ -343,36 +245,35 @@ static void
 json_interval(FILE *f, double est, double lo, double hi)
 {
 	fputs("\"est\": ", f);
-	json_num(f, est);
+	escape_json_num(f, est);
 	fputs(", \"lo\": ", f);
-	json_num(f, lo);
+	escape_json_num(f, lo);
 	fputs(", \"hi\": ", f);
-	json_num(f, hi);
+	escape_json_num(f, hi);
 }
 
 
-/* "FILE:LINE" or "function:NAME", as in the Coz file.  Malloc'ed. */
-static char *
-location_of(const struct target_desc *d, unsigned id, bool is_func)
+char *
+causal_target_location(const struct lines_table *lt, unsigned id, bool is_func)
 {
+	struct causal_target d;
+
+	causal_target_describe(lt, id, is_func, &d);
 	if (is_func)
-		return d->func ? xasprintf("function:%s", d->func) :
-				 xasprintf("function:#%u", id);
-	return d->file ? xasprintf("%s:%u", d->file, d->line) :
-			 xasprintf("line#%u:0", id);
+		return d.func ? xasprintf("function:%s", d.func) :
+				xasprintf("function:#%u", id);
+	return d.file ? xasprintf("%s:%u", d.file, d.line) :
+			xasprintf("line#%u:0", id);
 }
 
 static void
 json_target_id(FILE *f, const struct lines_table *lt, unsigned id, bool is_func)
 {
-	struct target_desc d;
-	char *loc;
+	char *loc = causal_target_location(lt, id, is_func);
 
-	describe_target(lt, id, is_func, &d);
-	loc = location_of(&d, id, is_func);
 	fprintf(f, "\"kind\": \"%s\", \"id\": %u, \"location\": ",
 		is_func ? "function" : "line", id);
-	json_str(f, loc);
+	escape_json_str(f, loc);
 	free(loc);
 }
 
@@ -389,16 +290,16 @@ json_run(FILE *f, const struct causal_meta *m, struct stats *st)
 		for (char *const *a = m->command; *a; a++) {
 			if (a != m->command)
 				fputs(", ", f);
-			json_str(f, *a);
+			escape_json_str(f, *a);
 		}
 		fputc(']', f);
 	} else {
 		fputs("null", f);
 	}
 	fprintf(f, ",\n    \"pid\": %d,\n    \"exe\": ", (int) m->pid);
-	json_str(f, m->exe);
+	escape_json_str(f, m->exe);
 	fputs(",\n    \"build_id\": ", f);
-	json_str(f, m->build_id);
+	escape_json_str(f, m->build_id);
 	fputs(",\n    \"startup_realtime_ns\": ", f);
 	json_u64(f, m->startup_realtime_ns);
 	fputs(",\n    \"start_ns\": ", f);
@@ -410,17 +311,21 @@ json_run(FILE *f, const struct causal_meta *m, struct stats *st)
 	fputs(",\n    \"period_ns\": ", f);
 	json_u64(f, m->period_ns);
 	fputs(",\n    \"sampler\": ", f);
-	json_str(f, m->sampler);
+	escape_json_str(f, m->sampler);
 	fputs(",\n    \"wake_tracking\": ", f);
-	json_str(f, m->wake_tracking);
+	escape_json_str(f, m->wake_tracking);
 	fprintf(f, ",\n    \"granularity\": \"%s\"",
 		m->by_function ? "function" : "line");
 	fputs(",\n    \"delay_ns\": ", f);
-	json_u64(f, m->delay_ns);
+	if (m->delay_unknown)
+		fputs("null", f);
+	else
+		json_u64(f, m->delay_ns);
 	fputs(",\n    \"delay_pct\": ", f);
-	json_num(f, span ? 100.0 * m->delay_ns / span : NAN);
+	escape_json_num(f, span && !m->delay_unknown ? 100.0 * m->delay_ns / span : NAN);
 	fputs(",\n    \"samples_total\": ", f);
 	json_u64(f, m->samples_total);
+	fprintf(f, ",\n    \"runs\": %u", m->runs ? m->runs : 1);
 	fprintf(f, ",\n    \"experiments\": %zu,\n    \"baselines\": %zu\n  }",
 		nrecs - stats_baselines(st), stats_baselines(st));
 }
@@ -437,9 +342,9 @@ json_points(FILE *f, const struct progress_table *pt, const struct exp_record *r
 		bool lat = p[i]->kind == PROGRESS_LATENCY;
 
 		fprintf(f, "%s\n    {\"index\": %zu, \"name\": ", i ? "," : "", i);
-		json_str(f, p[i]->name);
+		escape_json_str(f, p[i]->name);
 		fprintf(f, ", \"kind\": \"%s\", \"source\": ", point_kind(lat));
-		json_str(f, p[i]->source);
+		escape_json_str(f, p[i]->source);
 		fputs(", \"count\": ", f);
 		json_u64(f, p[i]->count);
 		if (lat) {
@@ -457,26 +362,26 @@ static void
 json_curve(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	   const struct stats_curve *cv, size_t rank)
 {
-	struct target_desc d;
+	struct causal_target d;
 
-	describe_target(lt, cv->target, cv->is_func, &d);
+	causal_target_describe(lt, cv->target, cv->is_func, &d);
 	fprintf(f, "        {\"rank\": %zu, ", rank);
 	json_target_id(f, lt, cv->target, cv->is_func);
 	fputs(",\n         \"file\": ", f);
-	json_str(f, d.file);
+	escape_json_str(f, d.file);
 	fputs(", \"line\": ", f);
 	if (d.file)
 		fprintf(f, "%u", d.line);
 	else
 		fputs("null", f);
 	fputs(", \"function\": ", f);
-	json_str(f, d.func);
+	escape_json_str(f, d.func);
 	fputs(", \"dso\": ", f);
-	json_str(f, d.dso);
+	escape_json_str(f, d.dso);
 	fputs(",\n         \"samples\": ", f);
 	json_u64(f, d.samples);
 	fputs(", \"samples_pct\": ", f);
-	json_num(f, m->samples_total ? 100.0 * d.samples / m->samples_total : NAN);
+	escape_json_num(f, m->samples_total ? 100.0 * d.samples / m->samples_total : NAN);
 	fputs(", \"selected_samples\": ", f);
 	json_u64(f, cv->selected_samples);
 	fprintf(f, ", \"experiments\": %u,\n         \"levels\": [", cv->n_exp);
@@ -521,7 +426,7 @@ json_results(FILE *f, const struct causal_meta *m, struct stats *st,
 			continue;
 		cv = stats_curves(st, (unsigned) i, &ncv);
 		fprintf(f, "%s\n    {\"point\": %zu, \"name\": ", nout++ ? "," : "", i);
-		json_str(f, p->name);
+		escape_json_str(f, p->name);
 		fprintf(f, ", \"kind\": \"%s\",\n      \"targets\": [",
 			point_kind(p->kind == PROGRESS_LATENCY));
 		for (size_t k = 0; k < ncv; k++) {
@@ -562,7 +467,7 @@ json_experiments(FILE *f, const struct lines_table *lt,
 				fputs(", \"arrivals\": ", f);
 				json_u64(f, p->arrivals);
 				fputs(", \"inflight\": ", f);
-				json_num(f, p->inflight);
+				escape_json_num(f, p->inflight);
 				fputs(", \"difference\": ", f);
 				json_u64(f, p->difference);
 			} else {
@@ -626,7 +531,7 @@ term_text(char *out, const char *str, unsigned width, bool keep_tail)
 	char *o = out;
 
 	for (const unsigned char *p = s; *p; n++) {
-		unsigned cp, len = utf8_len(p, &cp);
+		unsigned cp, len = escape_utf8_len(p, &cp);
 
 		p += len ? len : 1;
 	}
@@ -638,7 +543,7 @@ term_text(char *out, const char *str, unsigned width, bool keep_tail)
 		cols += 3;
 	}
 	for (const unsigned char *p = s; *p && from < skip + keep; from++) {
-		unsigned cp, len = utf8_len(p, &cp);
+		unsigned cp, len = escape_utf8_len(p, &cp);
 		bool printable = len && cp >= 0x20 && cp != 0x7f &&
 				 !(cp >= 0x80 && cp < 0xa0);
 
@@ -727,10 +632,10 @@ table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	  const struct stats_curve *cv, size_t rank)
 {
 	char text[4 * COL_LOC + 8], cell[64];
-	struct target_desc d;
+	struct causal_target d;
 	unsigned cols;
 
-	describe_target(lt, cv->target, cv->is_func, &d);
+	causal_target_describe(lt, cv->target, cv->is_func, &d);
 	fprintf(f, "%*zu ", COL_RANK, rank);
 	if (cv->is_func) {
 		cols = term_text(text, d.func ? d.func : "?", COL_LOC, false);
@@ -790,7 +695,9 @@ table_point(FILE *f, const struct causal_meta *m, struct stats *st,
 	fprintf(f, "Progress point \"%s\" (%s): %zu experiments, %zu baselines",
 		name, point_kind(p && p->kind == PROGRESS_LATENCY),
 		nrecs - nbase, nbase);
-	if (span)
+	if (m->runs > 1)
+		fprintf(f, ", %u runs", m->runs);
+	if (span && !m->delay_unknown)
 		fprintf(f, ", delay inserted %.1f%% of wall time",
 			100.0 * m->delay_ns / span);
 	fprintf(f, "\nPredicted program speedup (95%% CI) if the %s is sped up by "

@@ -27,8 +27,27 @@ struct causal_meta {
 	const char *exe;		/* path of the main binary, or NULL */
 	bool by_function;		/* --granularity function */
 	uint64_t delay_ns;		/* all delay inserted */
+	bool delay_unknown;		/* delay_ns is not known (Coz's files) */
 	uint64_t samples_total;		/* samples of traced threads */
+	unsigned runs;			/* runs pooled (report); 0 taken as 1 */
 };
+
+/* What a target (a line, or a function) is called. */
+struct causal_target {
+	const char *file;	/* line targets; NULL if unknown */
+	unsigned line;
+	const char *func;	/* function name, NULL if unknown */
+	const char *dso;	/* module of the function */
+	uint64_t samples;
+};
+
+void causal_target_describe(const struct lines_table *, unsigned id, bool is_func,
+			    struct causal_target *);
+/* "FILE:LINE" or "function:NAME", as profile.coz writes it.  Malloc'ed. */
+char *causal_target_location(const struct lines_table *, unsigned id, bool is_func);
+
+/* Some experiment measured progress on this point. */
+bool causal_point_measured(const struct stats *, unsigned point);
 
 /*
  * Coz's legacy tab format (research/coz.md section 4.1): startup, one

@@ -18,6 +18,9 @@ enum ct_exit {
 	CT_EXIT_TRACED = 68,	/* already traced by gdb, strace, ... */
 	CT_EXIT_PERF = 69,	/* perf_event_open refused */
 	CT_EXIT_SPEC = 71,	/* --progress/--latency location not usable */
+	CT_EXIT_PROFILE = 72,	/* report, diff: a profile file is malformed */
+	CT_EXIT_IO = 73,	/* report, diff: a file cannot be read or written */
+	CT_EXIT_REGRESSION = 3,	/* diff --fail-on-regression: a new bottleneck */
 	CT_EXIT_NOEXEC = 126,	/* command found but not executable */
 	CT_EXIT_NOCMD = 127,	/* command not found */
 };

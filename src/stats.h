@@ -94,7 +94,8 @@ size_t stats_baselines(const struct stats *);
  * The curves of every target that had a non-zero experiment, for one
  * progress point, ranked: significant positive effects first by impact,
  * then the rest by impact, contention last.  The array and the curves
- * are valid until the next stats_add or stats_curves call.
+ * are valid until the next stats_add (each point's are computed once,
+ * then kept).
  */
 const struct stats_curve *stats_curves(struct stats *, unsigned point, size_t *n);
 /* One target's curve for one point, NULL if it has no experiment. */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "causal_out.h"
+#include "cmd.h"
 #include "collect.h"
 #include "error_prints.h"
 #include "evloop.h"
@@ -499,6 +500,8 @@ main(int argc, char **argv)
 	sigset_t mask;
 	int err, status;
 
+	if ((err = cmd_dispatch(&argc, &argv)) >= 0)
+		return err;
 	options_parse(&s.opts, argc, argv);
 	raise_fd_limit();
 	set_realtime(&s);

@@ -1,0 +1,81 @@
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd.h"
+#include "error_prints.h"
+#include "profile.h"
+#include "xmalloc.h"
+
+int
+cmd_dispatch(int *argc, char ***argv)
+{
+	char **av = *argv;
+
+	if (*argc < 2)
+		return -1;
+	if (!strcmp(av[1], "report"))
+		return cmd_report(*argc - 1, av + 1);
+	if (!strcmp(av[1], "diff"))
+		return cmd_diff(*argc - 1, av + 1);
+	if (!strcmp(av[1], "record")) {
+		/* The rest is parsed as if "record" was not there. */
+		av[1] = av[0];
+		--*argc;
+		++*argv;
+	}
+	return -1;
+}
+
+int
+cmd_load(struct profile **out, char *const *files, size_t nfiles)
+{
+	struct profile *p = profile_new();
+	char err[512];
+
+	for (size_t i = 0; i < nfiles; i++) {
+		int rc = profile_read_file(p, files[i], err, sizeof(err));
+
+		if (rc) {
+			error_msg("%s", err);
+			profile_free(p);
+			return rc;
+		}
+	}
+	profile_finish(p);
+	*out = p;
+	return 0;
+}
+
+int
+cmd_output(const char *path, int (*fn)(FILE *, void *), void *ctx)
+{
+	char *tmp;
+	FILE *f;
+	int err;
+
+	if (!strcmp(path, "-")) {
+		if (fn(stdout, ctx) < 0 || fflush(stdout)) {
+			perror_msg("writing standard output");
+			return CT_EXIT_IO;
+		}
+		return 0;
+	}
+	tmp = xasprintf("%s.tmp%d", path, (int) getpid());
+	if (!(f = fopen(tmp, "we"))) {
+		perror_msg("cannot write %s", tmp);
+		free(tmp);
+		return CT_EXIT_IO;
+	}
+	err = fn(f, ctx);
+	if (fclose(f) || err < 0 || rename(tmp, path) < 0) {
+		perror_msg("writing %s", path);
+		unlink(tmp);
+		free(tmp);
+		return CT_EXIT_IO;
+	}
+	free(tmp);
+	return 0;
+}

@@ -95,7 +95,18 @@ need_u64(struct coz_state *cs, const struct coz_rec *r, const char *key, uint64_
 			r->type, key, s ? s : pj_show(jv));
 }
 
-/* Coz's duration: signed (an experiment can lose more than it lasted). */
+/* u read as two's complement, without an implementation-defined cast. */
+static int64_t
+wrap_i64(uint64_t u)
+{
+	return u <= INT64_MAX ? (int64_t) u : (int64_t) (u - ((uint64_t) 1 << 63)) + INT64_MIN;
+}
+
+/*
+ * Coz's duration: signed (an experiment can lose more than it lasted).
+ * Coz before 0.2 wrote it unsigned: past 2^63 it is a negative one
+ * wrapped around.
+ */
 static int
 need_i64(struct coz_state *cs, const struct coz_rec *r, const char *key, int64_t *v)
 {
@@ -106,11 +117,14 @@ need_i64(struct coz_state *cs, const struct coz_rec *r, const char *key, int64_t
 	if (s) {
 		bool neg = *s == '-';
 
-		if (!parse_u64(s + neg, &u) && u <= (uint64_t) INT64_MAX) {
-			*v = neg ? -(int64_t) u : (int64_t) u;
+		if (!parse_u64(s + neg, &u) && (!neg || u <= (uint64_t) INT64_MAX)) {
+			*v = neg ? -(int64_t) u : wrap_i64(u);
 			return 0;
 		}
 	} else if (jv && !pj_i64(jv, v)) {
+		return 0;
+	} else if (jv && !pj_u64(jv, &u)) {
+		*v = wrap_i64(u);
 		return 0;
 	}
 	if (!s && !jv)

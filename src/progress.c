@@ -43,10 +43,50 @@ struct progress_page {
 	struct slot_state *slots;
 };
 
+/*
+ * The relative path from directory `from` to `to`, both absolute:
+ * "/usr/bin" to "/usr/lib/causaltop" is "../lib/causaltop".  Malloc'ed.
+ */
+static char *
+relative_dir(const char *from, const char *to)
+{
+	size_t common = 0, ups = 0, len;
+	const char *rest;
+	char *out;
+
+	/* The longest common prefix made of whole components. */
+	for (size_t i = 0;; i++) {
+		bool end_f = !from[i] || from[i] == '/', end_t = !to[i] || to[i] == '/';
+
+		if (end_f && end_t)
+			common = i;
+		if (!from[i] || !to[i] || from[i] != to[i])
+			break;
+	}
+	for (const char *c = from + common; *c; c++)
+		if (*c == '/' && c[1] && c[1] != '/')
+			ups++;
+	rest = to + common;
+	while (*rest == '/')
+		rest++;
+	len = 3 * ups + strlen(rest) + 2;
+	out = xmalloc(len);
+	out[0] = 0;
+	for (size_t i = 0; i < ups; i++)
+		strcat(out, "../");
+	strcat(out, *rest ? rest : ".");
+	return out;
+}
+
+/*
+ * Beside the binary (a build tree); else where the install put it
+ * relative to the binary, so that a staged (DESTDIR) or moved install
+ * works; else where configure said.
+ */
 char *
 progress_coz_shim_path(void)
 {
-	char exe[4096], *slash, *path;
+	char exe[4096], *slash, *path, *rel;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	if (n > 0) {
@@ -54,6 +94,12 @@ progress_coz_shim_path(void)
 		if ((slash = strrchr(exe, '/'))) {
 			*slash = 0;
 			path = xasprintf("%s/" COZ_SHIM_NAME, exe);
+			if (access(path, R_OK) == 0)
+				return path;
+			free(path);
+			rel = relative_dir(CT_BIN_DIR, CT_PRELOAD_DIR);
+			path = xasprintf("%s/%s/" COZ_SHIM_NAME, exe, rel);
+			free(rel);
 			if (access(path, R_OK) == 0)
 				return path;
 			free(path);

@@ -179,6 +179,11 @@ causal_write_coz(FILE *f, const struct causal_meta *meta, struct stats *st,
 		/* Signed: a negative duration is one Coz's viewer discards. */
 		long long dur = (long long) (r[i].wall_ns - r[i].delay_ns);
 
+		/* Pooled runs stay runs, as Coz appends them. */
+		if (i && r[i].run != r[i - 1].run)
+			fprintf(f, "startup\ttime=%llu\n",
+				(unsigned long long) meta->startup_realtime_ns);
+
 		fputs("experiment\tselected=", f);
 		coz_target(f, lt, r[i].target, r[i].is_func);
 		/* Not %.2f: whole percents need no locale. */
@@ -444,7 +449,8 @@ json_experiments(FILE *f, const struct lines_table *lt,
 {
 	fputs(",\n  \"experiments\": [", f);
 	for (size_t i = 0; i < nrecs; i++) {
-		fprintf(f, "%s\n    {\"index\": %zu, \"target\": {", i ? "," : "", i);
+		fprintf(f, "%s\n    {\"index\": %zu, \"run\": %u, \"target\": {", i ? "," : "",
+			i, r[i].run);
 		json_target_id(f, lt, r[i].target, r[i].is_func);
 		fprintf(f, "}, \"speedup_pct\": %u, \"start_ns\": ", r[i].pct);
 		json_u64(f, r[i].start_ns);

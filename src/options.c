@@ -17,8 +17,10 @@
  * tests/options-man.test checks that the three agree.
  */
 static const char usage_text[] =
-"Usage: causaltop [OPTIONS] -- COMMAND [ARGS...]\n"
-"       causaltop [OPTIONS] -p PID\n"
+"Usage: causaltop [record] [OPTIONS] -- COMMAND [ARGS...]\n"
+"       causaltop [record] [OPTIONS] -p PID\n"
+"       causaltop report [OPTIONS] [PROFILE...]   (see causaltop report --help)\n"
+"       causaltop diff [OPTIONS] OLD NEW          (see causaltop diff --help)\n"
 "\n"
 "A causal profiler that works from outside the target, as a ptrace\n"
 "supervisor of every thread.\n"

@@ -199,9 +199,8 @@ void
 profile_add_experiment(struct profile *p, const struct exp_record *r)
 {
 	struct exp_record c = *r;
-	struct profile_run *run = &p->runs[p->nruns - 1];
+	struct profile_run *run = &p->runs[r->run];
 
-	c.run = (unsigned) (p->nruns - 1);
 	if (c.pct)
 		run->experiments++;
 	else

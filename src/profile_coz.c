@@ -267,6 +267,7 @@ on_experiment(struct coz_state *cs, const struct coz_rec *r)
 				"(FILE:LINE or function:NAME)", sel);
 	cs->exp.target = id;
 	cs->exp.is_func = is_func;
+	cs->exp.run = (unsigned) (p->nruns - 1);
 	cs->exp.pct = pct;
 	cs->exp.start_ns = cs->clock_ns;
 	/* Negative: more delay than wall time, which stats.c passes over. */

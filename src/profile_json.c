@@ -35,6 +35,8 @@ struct jdoc {
 	size_t npoints;
 	struct tinfo *tinfo;
 	size_t ntinfo;
+	size_t first_run;		/* the document's first run in the profile */
+	size_t nexperiments;
 };
 
 static int __attribute__((format(printf, 3, 4)))
@@ -443,6 +445,20 @@ read_experiment(struct jdoc *d, struct json_object *o, const char *path)
 		return jerr(d, at, "\"%.60s\" is not a %s location", loc,
 			    is_func ? "function:NAME" : "FILE:LINE");
 	}
+	/* A pool of runs written by causaltop report: each its own run. */
+	if ((rc = get_u64(d, o, path, "run", false, &v)) > 0)
+		return rc;
+	if (!rc) {
+		if (v >= d->nexperiments) {
+			subpath(at, path, "run");
+			return jerr(d, at, "%llu: more runs than experiments", (unsigned long long) v);
+		}
+		while (d->pp->p->nruns - d->first_run <= v)
+			profile_run_begin(d->pp->p, d->pp->name, 1, "causaltop-json");
+		r.run = (unsigned) (d->first_run + v);
+	} else {
+		r.run = (unsigned) d->first_run;
+	}
 	if ((rc = get_u64(d, o, path, "speedup_pct", true, &v)) > 0)
 		return rc;
 	if (v > STATS_MAX_PCT) {
@@ -498,7 +514,8 @@ read_document(struct jdoc *d, struct json_object *root)
 	    (rc = get_typed(d, root, "", "results", false, json_type_array, &results)) > 0 ||
 	    (rc = get_typed(d, root, "", "experiments", true, json_type_array, &exps)) > 0)
 		return rc;
-	profile_run_begin(d->pp->p, d->pp->name, 1, "causaltop-json");
+	d->first_run = profile_run_begin(d->pp->p, d->pp->name, 1, "causaltop-json");
+	d->nexperiments = json_object_array_length(exps);
 	if ((rc = read_run(d, run)) || (rc = read_points(d, points)))
 		return rc;
 	if (results && (rc = read_results(d, results)))

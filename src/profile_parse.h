@@ -47,7 +47,7 @@ void profile_target_samples(struct profile *, unsigned id, bool is_func, uint64_
 /* The point (name, kind), created with source if new. */
 struct progress_point *profile_point(struct profile *, const char *name,
 				     enum progress_kind, const char *source);
-/* Into the current run; takes r->points. */
+/* Into run r->run (begun already); takes r->points. */
 void profile_add_experiment(struct profile *, const struct exp_record *);
 
 /* Coz's cumulative samples records: the last of a run counts. */

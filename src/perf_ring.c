@@ -28,6 +28,7 @@ perf_ring_read(struct perf_ring *r, perf_ring_cb cb, void *ctx)
 	/* Pairs with the kernel's store of data_head after writing records. */
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail;
+	uint64_t start = tail;
 	size_t mask = r->data_size - 1;
 	size_t n = 0;
 
@@ -45,15 +46,23 @@ perf_ring_read(struct perf_ring *r, perf_ring_cb cb, void *ctx)
 			memcpy(&hdr, r->data + off, first);
 			memcpy((char *) &hdr + first, r->data, sizeof(hdr) - first);
 		}
+		/*
+		 * One read never goes round the ring more than once: a head
+		 * further than that is not the kernel's (found by fuzzing).
+		 */
 		if (hdr.size < sizeof(hdr) || hdr.size > head - tail ||
-		    hdr.size > r->data_size) {
+		    hdr.size > r->data_size || tail - start + hdr.size > r->data_size) {
 			/* Cannot resynchronize inside a ring: drop the rest. */
 			r->bad_records++;
 			tail = head;
 			break;
 		}
-		if (off + hdr.size <= r->data_size) {
+		/* The kernel's records are 8-byte aligned; others are copied. */
+		if (off + hdr.size <= r->data_size && off % 8 == 0) {
 			rec = (const void *) (r->data + off);
+		} else if (off + hdr.size <= r->data_size) {
+			memcpy(r->scratch, r->data + off, hdr.size);
+			rec = (const void *) r->scratch;
 		} else {
 			size_t first = r->data_size - off;
 

@@ -261,6 +261,36 @@ test_bad_headers(void)
 	bad_header("size 65535", 100, 1, 65535, 0, 1 << 20);
 }
 
+/*
+ * head - tail larger than the ring: no kernel writes that, and reading
+ * would go round the ring on stale records for as long as the gap is.
+ */
+static void
+count_rec(void *ctx, const struct perf_event_header *rec)
+{
+	++*(size_t *) ctx;
+}
+
+static void
+test_overrun(void)
+{
+	struct fake f;
+	unsigned char *rec = make_record(PERF_RECORD_SAMPLE, 16, 0);
+	size_t n, seen = 0;
+
+	fake_init(&f, 0);
+	for (size_t i = 0; i < DATA_SIZE / 16; i++)
+		fake_write(&f, rec, 16);
+	f.meta->data_head = (uint64_t) 1 << 40;
+	n = perf_ring_read(&f.ring, count_rec, &seen);
+	CHECK(n == DATA_SIZE / 16 && seen == n && f.ring.bad_records == 1,
+	      "overrun: %zu records, %llu bad", n, (unsigned long long) f.ring.bad_records);
+	CHECK(f.meta->data_tail == (uint64_t) 1 << 40, "overrun: tail %llu",
+	      (unsigned long long) f.meta->data_tail);
+	free(rec);
+	fake_fini(&f);
+}
+
 /* head - tail smaller than a header: nothing to read past what exists. */
 static void
 test_short_tail(void)
@@ -522,6 +552,7 @@ main(void)
 	test_wrap();
 	test_bad_headers();
 	test_short_tail();
+	test_overrun();
 	test_parse();
 	test_parse_wrapped();
 	if (failures) {

@@ -471,7 +471,8 @@ cmd_diff(int argc, char **argv)
 	 * time and stay valid until the next stats_add: none comes.
 	 */
 	diff_compute(&df);
-	qsort(df.rows, df.nrows, sizeof(*df.rows), by_importance);
+	if (df.nrows)	/* rows is NULL then, which qsort must not get */
+		qsort(df.rows, df.nrows, sizeof(*df.rows), by_importance);
 	rc = json ? cmd_output(json, write_json, &df) : cmd_output("-", write_text, &df);
 	if (!rc && fail && df.nregressions)
 		rc = CT_EXIT_REGRESSION;

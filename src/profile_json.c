@@ -357,7 +357,8 @@ read_results(struct jdoc *d, struct json_object *arr)
 		}
 	}
 	/* A target is listed once per progress point: keep one. */
-	qsort(d->tinfo, d->ntinfo, sizeof(*d->tinfo), by_kind_id);
+	if (d->ntinfo)	/* tinfo is NULL then, which qsort must not get */
+		qsort(d->tinfo, d->ntinfo, sizeof(*d->tinfo), by_kind_id);
 	for (size_t i = 0; i < d->ntinfo; i++)
 		if (!n || by_kind_id(&d->tinfo[n - 1], &d->tinfo[i]))
 			d->tinfo[n++] = d->tinfo[i];

@@ -26,6 +26,7 @@
 #include "procfs.h"
 #include "progress.h"
 #include "report.h"
+#include "save.h"
 #include "sampler.h"
 #include "scope.h"
 #include "session.h"
@@ -326,62 +327,13 @@ make_experiments(struct session *s)
 }
 
 static void
-fill_meta(struct session *s, struct causal_meta *m)
-{
-	struct exp_summary sm;
-
-	exp_summary(s->exp, now_ns(), &sm);
-	*m = (struct causal_meta) {
-		.command = s->opts.cmd,
-		.pid = s->opts.pid ? s->opts.pid : s->launched,
-		.startup_realtime_ns = s->startup_realtime_ns,
-		.start_ns = s->start_ns,
-		.end_ns = s->end_ns ? s->end_ns : now_ns(),
-		.period_ns = s->opts.period_ns,
-		.sampler = sampler_describe(s->smp),
-		.wake_tracking = s->wake_mode,
-		.exe = s->exe,
-		.by_function = s->opts.by_function,
-		.delay_ns = sm.delay_ns,
-		.samples_total = s->samples.total,
-	};
-}
-
-/* -o and --json: written whole, to a temporary name, then renamed. */
-static void
-write_profile(struct session *s, const char *path, bool json)
-{
-	struct causal_meta m;
-	char *tmp;
-	FILE *f;
-	int err;
-
-	if (!path)
-		return;
-	fill_meta(s, &m);
-	tmp = xasprintf("%s.tmp%d", path, (int) getpid());
-	if (!(f = fopen(tmp, "we"))) {
-		perror_msg("cannot write %s", tmp);
-		free(tmp);
-		return;
-	}
-	err = json ? causal_write_json(f, &m, exp_stats(s->exp), s->lines, s->progress)
-		   : causal_write_coz(f, &m, exp_stats(s->exp), s->lines, s->progress);
-	if (fclose(f) || err < 0 || rename(tmp, path) < 0) {
-		perror_msg("writing %s", path);
-		unlink(tmp);
-	}
-	free(tmp);
-}
-
-static void
 print_causal(struct session *s, FILE *out)
 {
 	struct causal_meta m;
 
 	if (!s->exp)
 		return;
-	fill_meta(s, &m);
+	save_fill_meta(s, &m);
 	causal_print_table(out, &m, exp_stats(s->exp), s->lines, s->progress, s->opts.top);
 	fflush(out);
 }
@@ -461,8 +413,8 @@ write_report(struct session *s)
 	}
 	print_causal(s, stdout);
 	if (s->exp) {
-		write_profile(s, s->opts.output, false);
-		write_profile(s, s->opts.json, true);
+		save_profile(s, s->opts.output, false);
+		save_profile(s, s->opts.json, true);
 	}
 	fflush(stdout);
 }

@@ -107,22 +107,6 @@ model_free(struct model *m)
 	free(m);
 }
 
-const char *
-model_verdict_name(enum model_verdict v)
-{
-	switch (v) {
-	case MODEL_OPTIMIZE:
-		return "optimize";
-	case MODEL_NO_EFFECT:
-		return "no effect";
-	case MODEL_CONTENTION:
-		return "contention";
-	case MODEL_NOT_ENOUGH:
-		break;
-	}
-	return "not enough data";
-}
-
 static enum model_verdict
 verdict_of(enum stats_verdict v)
 {

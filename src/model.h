@@ -204,7 +204,13 @@ struct model *model_new(void);
 void model_free(struct model *);
 void model_update(struct model *, struct session *, const struct model_query *, uint64_t now);
 
-/* "optimize", "no effect", "contention", "not enough data" */
-const char *model_verdict_name(enum model_verdict);
+/* "optimize", "no effect", "contention", "not enough data" (inline: the
+ * view's tests link no session). */
+static inline const char *
+model_verdict_name(enum model_verdict v)
+{
+	return v == MODEL_OPTIMIZE ? "optimize" : v == MODEL_NO_EFFECT ? "no effect" :
+	       v == MODEL_CONTENTION ? "contention" : "not enough data";
+}
 
 #endif

@@ -406,7 +406,8 @@ fill_points(struct model *m, struct session *s, uint64_t now, bool second)
 		struct point_hist *h = &p->ph[i];
 		uint64_t c = pts[i]->kind == PROGRESS_LATENCY ? pts[i]->arrivals : pts[i]->count;
 
-		if (second) {
+		/* Once the session is over, the history stands still. */
+		if (second && !s->end_ns) {
 			double dt = p->sec_ns ? (now - p->sec_ns) / 1e9 : 0;
 
 			h->rate = dt > 0 && c >= h->last_count ? (c - h->last_count) / dt : 0;
@@ -437,7 +438,7 @@ fill_points(struct model *m, struct session *s, uint64_t now, bool second)
 			.source = pts[i]->source,
 			.count = pts[i]->count,
 			.arrivals = pts[i]->arrivals,
-			.rate = h->rate,
+			.rate = s->end_ns ? 0 : h->rate,
 			.nhist = h->n,
 			.quiet = h->quiet,
 		};

@@ -453,7 +453,11 @@ main(int argc, char **argv)
 	m.paused = true;
 	m.pinned = false;
 	m.exp_running = false;
+	v.status[0] = '\0';
+	snprintf(v.banner, sizeof(v.banner),
+		 "profiling ended; profile saved to profile.coz and profile.json; q quits");
 	snap("lines-ended-80x24", &m, &v, 24, 80, true, false);
+	v.banner[0] = '\0';
 
 	/* An empty session: no rows, no points. */
 	{

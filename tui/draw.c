@@ -327,6 +327,10 @@ status_line(struct canvas *cv, const struct model *m, const struct view *v, int 
 		draw_cut(cv, y, 0, w, v->status_error ? R_WARN : R_VALUE, v->status, false);
 		return;
 	}
+	if (v->banner[0]) {
+		draw_cut(cv, y, 0, w, R_WARN, v->banner, false);
+		return;
+	}
 	/* The screens, the current one marked; then what the list holds. */
 	for (size_t i = 0; i < 4 && x < w; i++) {
 		bool cur = v->screen == screen_of[i] ||

@@ -180,8 +180,8 @@ draw_log(struct canvas *cv, const struct model *m, struct view *v, struct area a
 	size_t end, first;
 
 	canvas_fill(cv, a.y, a.x, a.w, ' ', R_HEADER);
-	canvas_printf(cv, a.y, 1, a.w - 1, R_HEADER, "LOG  %llu lines%s",
-		      (unsigned long long) m->log_total,
+	canvas_printf(cv, a.y, 1, a.w - 1, R_HEADER, "LOG  %llu line%s%s",
+		      (unsigned long long) m->log_total, m->log_total == 1 ? "" : "s",
 		      m->log_total > m->nlog ? " (the oldest dropped)" : "");
 	v->list_y = a.y + 1;
 	v->list_h = rows;

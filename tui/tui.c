@@ -245,7 +245,7 @@ tui_session_over(struct tui *t, const char *message)
 {
 	uint64_t now = mono_ns();
 
-	view_status(&t->v, false, now, "%s", message);
+	snprintf(t->v.banner, sizeof(t->v.banner), "%s", message);
 	rebuild(t, now);
 	draw(t, now);
 }

@@ -98,8 +98,9 @@ struct view {
 	size_t help_top;
 	int src_scroll;			/* curve screen: source lines off centre */
 
-	/* One line of feedback under the list. */
+	/* One line of feedback under the list; the banner stays when it goes. */
 	char status[160];
+	char banner[160];
 	bool status_error;
 	uint64_t status_ns;
 

@@ -362,6 +362,26 @@ main(int argc, char **argv)
 	snap("lines-120x40", &m, &v, 40, 120, true, false);
 	snap("lines-80x24-roles", &m, &v, 24, 80, false, true);
 	CHECK(view_row(&v, &m) == &rows[0], "the top row is the first by impact");
+	/* Untouched, the selection stays on top when the ranking changes... */
+	rows[0].rank = 2;
+	rows[1].rank = 1;
+	view_arrange(&v, &m);
+	CHECK(view_row(&v, &m) == &rows[1], "the selection stays on the top row");
+	/* ...once the user picked a row, it follows that row; Home: the top again. */
+	press(&v, &m, K_DOWN, NULL);
+	CHECK(view_row(&v, &m) == &rows[0], "Down selects the second row");
+	rows[0].rank = 1;
+	rows[1].rank = 2;
+	view_arrange(&v, &m);
+	CHECK(view_row(&v, &m) == &rows[0] && v.sel == 0, "a chosen row is followed");
+	press(&v, &m, K_HOME, NULL);
+	rows[0].rank = 2;
+	rows[1].rank = 1;
+	view_arrange(&v, &m);
+	CHECK(view_row(&v, &m) == &rows[1], "after Home, the top row again");
+	rows[0].rank = 1;
+	rows[1].rank = 2;
+	view_arrange(&v, &m);
 
 	/* Sorting: by samples, then by name reversed, through keys and a header click. */
 	press(&v, &m, K_F(6), NULL);

@@ -24,7 +24,7 @@ layout_for(int w, struct layout *l)
 	l->rank = 3;
 	l->samp = 6;
 	l->exp = 4;
-	l->at50 = l->wide ? 11 : 8;
+	l->at50 = l->wide ? 12 : 9;
 	l->slope = l->wide ? 11 : 6;
 	l->verdict = 10;
 	l->curve = l->wide ? 12 : 6;
@@ -105,8 +105,8 @@ level_cell(char *buf, size_t size, const struct model_level *lv, bool wide, bool
 		est = 999;
 	if (est < -999)
 		est = -999;
-	if (half > 99)
-		half = 99;
+	if (half > 999)
+		half = 999;
 	if (wide)
 		snprintf(buf, size, "%+.1f%%%s%.1f", est, pm, half);
 	else

@@ -226,7 +226,7 @@ static const char *const help_text[] = {
 	"Keys",
 	"  F1 h ?       this help            F10 q       quit (detach, save)",
 	"  Up Down j k  select               PgUp PgDn   page; the source in a curve",
-	"  Home End     first, last          Enter       the line's curve",
+	"  Home End     top (kept), last     Enter       the line's curve",
 	"  Esc          back                 Tab         next screen (Shift-Tab back)",
 	"  1 2 3 4      Lines, Progress, Threads, Log    Ctrl-L  redraw",
 	"  F3 /         search (F3: next)    F4 \\        filter (Esc clears it)",

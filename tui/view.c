@@ -224,8 +224,11 @@ view_arrange(struct view *v, const struct model *m)
 			v->order[i] = v->order[v->norder - 1 - i];
 			v->order[v->norder - 1 - i] = t;
 		}
-	/* The selection follows its row wherever the sort moved it. */
-	if (v->have_sel) {
+	/*
+	 * A row the user chose is followed wherever the order moves it; until
+	 * then the selection keeps its place (the top: the best line).
+	 */
+	if (v->have_sel && v->follow) {
 		for (size_t i = 0; i < v->norder; i++) {
 			const struct model_row *r = &m->rows[v->order[i]];
 
@@ -260,6 +263,7 @@ view_row(const struct view *v, const struct model *m)
 static void
 select_pos(struct view *v, const struct model *m, size_t pos)
 {
+	v->follow = true;
 	v->sel = pos;
 	clamp_list(&v->sel, &v->top, v->norder, v->list_h);
 	if (v->norder) {
@@ -608,6 +612,8 @@ view_key(struct view *v, const struct model *m, const struct key *key, struct vi
 		return;
 	case K_HOME:
 		list_move(v, m, -1, true);
+		/* The first row, whichever it will be: the top is kept, not the line. */
+		v->follow = false;
 		return;
 	case K_END:
 		list_move(v, m, 1L << 30, true);
@@ -685,6 +691,7 @@ view_key(struct view *v, const struct model *m, const struct key *key, struct vi
 		cmd->on = !m->by_function;
 		/* Lines and functions have ids of their own: the selection goes. */
 		v->have_sel = false;
+		v->follow = false;
 		v->sel = v->top = 0;
 		if (v->screen == SCR_CURVE)
 			v->screen = SCR_LINES;

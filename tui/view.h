@@ -88,6 +88,8 @@ struct view {
 	size_t *order;
 	size_t norder, order_cap;
 	size_t sel, top;		/* positions in order[] */
+	bool follow;			/* the user chose a row: follow it when
+					   the order changes (else keep the place) */
 	bool have_sel;
 	unsigned sel_target;		/* kept across updates */
 	bool sel_is_func;

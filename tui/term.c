@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,21 @@ struct term {
 };
 
 static struct term *the_term;
+
+/*
+ * A crash must not leave the terminal raw, on the alternate screen,
+ * reporting the mouse: the handler puts it back with async-signal-safe
+ * calls only, restores the previous handler (a sanitizer's, say) and
+ * returns, so that the fault happens again and is handled as it would
+ * have been without the TUI.
+ */
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+#define NCRASH (sizeof(crash_signals) / sizeof(crash_signals[0]))
+static struct sigaction crash_old[NCRASH];
+static struct termios crash_tio;
+static volatile sig_atomic_t crash_fd = -1, crash_tio_ok;
+/* Mouse off, normal screen, cursor shown, attributes reset. */
+#define CRASH_RESET MOUSE_OFF "\033[?1049l\033[?25h\033[0m\r\n"
 
 /* The roles as colours: htop's scheme (the selection and bars in cyan). */
 static const struct {
@@ -178,6 +194,43 @@ reopen(int fd, int flags)
 }
 
 static void
+on_crash(int sig)
+{
+	int saved = errno;
+
+	if (crash_fd >= 0) {
+		ssize_t n = write(crash_fd, CRASH_RESET, sizeof(CRASH_RESET) - 1);
+
+		(void) n;
+	}
+	if (crash_tio_ok)
+		tcsetattr(STDIN_FILENO, TCSANOW, &crash_tio);
+	for (size_t i = 0; i < NCRASH; i++)
+		if (crash_signals[i] == sig)
+			sigaction(sig, &crash_old[i], NULL);
+	errno = saved;
+}
+
+static void
+crash_handlers(struct term *t, bool on)
+{
+	struct sigaction sa = { .sa_handler = on_crash };
+
+	if (on) {
+		crash_tio = t->saved;
+		crash_tio_ok = t->saved_ok;
+		crash_fd = t->out_fd;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < NCRASH; i++)
+			sigaction(crash_signals[i], &sa, &crash_old[i]);
+	} else {
+		crash_fd = -1;
+		for (size_t i = 0; i < NCRASH; i++)
+			sigaction(crash_signals[i], &crash_old[i], NULL);
+	}
+}
+
+static void
 read_size(struct term *t)
 {
 	struct winsize ws;
@@ -304,6 +357,21 @@ term_open(struct evloop *ev, const struct term_config *cfg, const char **why)
 		goto fail;
 	}
 	set_term(t->scr);
+	/* A terminal that cannot move its cursor (TERM=dumb) cannot show a screen. */
+	{
+		char *cup = tigetstr("cup");
+
+		if (!cup || cup == (char *) -1) {
+			endwin();
+			delscreen(t->scr);
+			t->scr = NULL;
+			/* What endwin wrote is no use to a terminal like that. */
+			while (read(t->pipe_r, t->buf, sizeof(t->buf)) > 0)
+				;
+			*why = "this terminal (TERM) cannot address the cursor";
+			goto fail;
+		}
+	}
 	raw_mode(t);
 	noecho();
 	nonl();
@@ -313,6 +381,7 @@ term_open(struct evloop *ev, const struct term_config *cfg, const char **why)
 	typeahead(-1);
 	setup_roles(t, cfg->no_color);
 	the_term = t;
+	crash_handlers(t, true);
 	return t;
 fail:
 	if (t->curses_out)
@@ -369,6 +438,7 @@ term_close(struct term *t)
 	if (!t)
 		return;
 	restore(t);
+	crash_handlers(t, false);
 	if (t->out_watched)
 		evloop_del(t->ev, t->out_fd);
 	the_term = NULL;

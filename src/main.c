@@ -484,7 +484,11 @@ finish_tui(struct session *s, struct tui *t, int *timer_fds, size_t ntimers)
 	tui_close(t);
 	the_tui = NULL;
 	logcap_stop(s->logcap);
-	print_causal(s, stdout);
+	/* What batch mode would print, without the profile it wrote already. */
+	if (s->exp)
+		print_causal(s, stdout);
+	else
+		report_flat(s, stdout);
 	if (saved)
 		fprintf(stderr, "causaltop: profile saved to %s and %s\n", coz, json);
 }

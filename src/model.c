@@ -92,6 +92,7 @@ model_free(struct model *m)
 	free(m->rows);
 	free(m->threads);
 	free(m->points);
+	free(m->log);
 	free(p->levels);
 	free(p->exp_what);
 	free(p->pin_what);

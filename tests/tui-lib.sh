@@ -13,14 +13,16 @@ tui_cleanup_() { tm kill-server 2>/dev/null; cleanup_; }
 trap tui_cleanup_ EXIT
 
 # tui_start W H CMD: run the shell command CMD in a W x H pane; when it
-# ends, its exit status goes to the file ct-exit.  Sanitizer reports go
+# ends, its exit status goes to the file ct-exit.  The locale is
+# C.UTF-8, or TUI_LANG.  Sanitizer reports go
 # to files (stderr is the TUI's log, a pipe, while curses runs).
 tui_start() {
 	_w=$1 _h=$2
 	shift 2
 	cat > tui-cmd.sh <<EOS
 cd '$PWD' || exit 99
-export LANG=C.UTF-8 LC_ALL= TERM=screen
+TUI_LANG='${TUI_LANG-}'
+export LANG=\${TUI_LANG:-C.UTF-8} LC_ALL= TERM=screen
 export ASAN_OPTIONS="\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}log_path=$PWD/asan"
 export UBSAN_OPTIONS="\${UBSAN_OPTIONS:+\$UBSAN_OPTIONS:}log_path=$PWD/ubsan"
 $*

@@ -117,6 +117,20 @@ trace_launch(struct session *s)
 		while (read(gate[0], &c, 1) < 0 && errno == EINTR)
 			;
 		close(gate[0]);
+		/*
+		 * The TUI owns the terminal: the command's output goes to its
+		 * log, and it reads nothing from the keyboard.
+		 */
+		if (s->child_output > 0) {
+			int null = open("/dev/null", O_RDONLY);
+
+			if (null >= 0 && null != STDIN_FILENO) {
+				dup2(null, STDIN_FILENO);
+				close(null);
+			}
+			dup2(s->child_output, STDOUT_FILENO);
+			dup2(s->child_output, STDERR_FILENO);
+		}
 		/* The target gets the signal mask causaltop was started with. */
 		sigprocmask(SIG_SETMASK, &s->orig_sigmask, NULL);
 		/* Its progress macros count from the start, not from discovery. */

@@ -2,6 +2,7 @@
 #include "collect.h"
 #include "experiment.h"
 #include "lines.h"
+#include "pchist.h"
 #include "session.h"
 #include "symbolizer.h"
 #include "tcb.h"
@@ -35,6 +36,15 @@ hits_target(struct session *s, struct tcb *t, const struct ct_sample *smp, uint6
 	return false;
 }
 
+/* Per-instruction counts, for the TUI's view of a line's code. */
+static void
+record_pc(struct session *s, struct tcb *t, const struct sym_loc *loc, uint64_t pc)
+{
+	pchist_add(s->pcs, true, loc->func->id, t->proc->tgid, pc);
+	if (loc->line)
+		pchist_add(s->pcs, false, loc->line->id, t->proc->tgid, pc);
+}
+
 static void
 on_sample(void *ctx, void *owner, const struct ct_sample *smp)
 {
@@ -66,15 +76,21 @@ on_sample(void *ctx, void *owner, const struct ct_sample *smp)
 		if (pc >= (uint64_t) PERF_CONTEXT_MAX)
 			continue;
 		/* A return address: its call is the instruction before it. */
-		loc = sym_lookup(t->proc->sym, leaf ? pc : pc - 1);
-		if (leaf)
+		if (!leaf)
+			pc--;
+		loc = sym_lookup(t->proc->sym, pc);
+		if (leaf) {
 			loc->func->self++;
+			t->stats->func = loc->func;
+		}
 		leaf = false;
 		depth++;
 		if (loc->in_scope && !attributed) {
 			loc->func->samples++;
 			if (loc->line)
 				loc->line->samples++;
+			if (s->pcs)
+				record_pc(s, t, loc, pc);
 			t->stats->in_scope++;
 			s->samples.in_scope++;
 			attributed = true;

@@ -62,6 +62,18 @@ struct dead_thread {
 	struct delay_thread d;
 };
 
+/* What the TUI asked for (exp_pin and the others, at the end of this file). */
+struct exp_steer {
+	bool paused;
+	bool pinned;
+	unsigned pin;			/* target id, of the current granularity */
+	unsigned focus_lo, focus_hi;	/* speedup levels drawn, in percent */
+	unsigned char *excl[2];		/* excluded ids: [0] lines, [1] functions */
+	size_t nexcl[2];
+	char **excl_files;		/* every line of these files is excluded */
+	size_t nexcl_files;
+};
+
 struct exp_engine {
 	struct session *s;
 	struct exp_config cfg;
@@ -102,7 +114,12 @@ struct exp_engine {
 
 	unsigned done, baselines;
 	uint64_t delay_total, wall_total, wakes, wakes_credited;
+
+	struct exp_steer steer;
 };
+
+static bool steer_skips(const struct exp_engine *, unsigned target);
+static bool steer_level_ok(const struct exp_engine *, unsigned pct);
 
 static uint64_t
 rnd(struct exp_engine *e)
@@ -129,6 +146,7 @@ exp_new(struct session *s, const struct exp_config *cfg)
 	e->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
 	e->stats = stats_new();
 	e->pz = pause_new(s, &e->g);
+	e->steer.focus_hi = 100;
 	return e;
 }
 
@@ -145,6 +163,11 @@ exp_free(struct exp_engine *e)
 	free(e->wk);
 	free(e->dead);
 	free(e->level_idx);
+	free(e->steer.excl[0]);
+	free(e->steer.excl[1]);
+	for (size_t i = 0; i < e->steer.nexcl_files; i++)
+		free(e->steer.excl_files[i]);
+	free(e->steer.excl_files);
 	free(e);
 }
 
@@ -562,14 +585,14 @@ candidates(struct exp_engine *e, struct cand *c)
 
 		all = xcalloc(n + 1, sizeof(*all));
 		for (size_t i = 0; i < n; i++)
-			if (f[i]->samples)
+			if (f[i]->samples && !steer_skips(e, f[i]->id))
 				all[k++] = (struct cand) { f[i]->id, f[i]->samples };
 	} else {
 		struct ct_line *const *l = lines_lines(e->s->lines, &n);
 
 		all = xcalloc(n + 1, sizeof(*all));
 		for (size_t i = 0; i < n; i++)
-			if (l[i]->samples)
+			if (l[i]->samples && !steer_skips(e, l[i]->id))
 				all[k++] = (struct cand) { l[i]->id, l[i]->samples };
 	}
 	qsort(all, k, sizeof(*all), cand_cmp);
@@ -594,6 +617,10 @@ choose_target(struct exp_engine *e, unsigned point, unsigned *target)
 	double best = -1e300;
 	size_t pick = 0;
 
+	if (e->steer.pinned) {
+		*target = e->steer.pin;
+		return true;
+	}
 	if (e->cfg.fixed_line) {
 		if (!find_fixed(e))
 			return false;
@@ -649,8 +676,13 @@ next_level(struct exp_engine *e, unsigned target)
 		       (n - e->n_level_idx) * sizeof(*e->level_idx));
 		e->n_level_idx = n;
 	}
-	pct = levels[e->level_idx[target] % sizeof(levels)];
-	e->level_idx[target]++;
+	/* The first level of the cycle that the focus allows. */
+	for (size_t tries = 0; tries < sizeof(levels); tries++) {
+		pct = levels[e->level_idx[target] % sizeof(levels)];
+		e->level_idx[target]++;
+		if (steer_level_ok(e, pct))
+			break;
+	}
 	return pct;
 }
 
@@ -660,6 +692,10 @@ try_start(struct exp_engine *e, uint64_t now)
 	unsigned point, target, per_turn = e->cfg.fixed_speedup >= 0 ? 1 : 2;
 	size_t n;
 
+	if (e->steer.paused) {
+		e->state = ST_IDLE;
+		return;
+	}
 	if (!progress_seen(e, &point))
 		return;
 	if (e->phase == 0 || !e->have_turn_target) {
@@ -837,4 +873,198 @@ uint64_t
 exp_tick_ns(const struct exp_engine *e)
 {
 	return e->state == ST_IDLE ? TICK_IDLE_NS : TICK_EXPERIMENT_NS;
+}
+
+/* ---- Steering: what the TUI asks of the scheduler (steer.h) ---- */
+
+static bool
+steer_level_ok(const struct exp_engine *e, unsigned pct)
+{
+	return pct >= e->steer.focus_lo && pct <= e->steer.focus_hi;
+}
+
+static bool
+excl_test(const struct exp_steer *st, bool is_func, unsigned id)
+{
+	return id < st->nexcl[is_func] && st->excl[is_func][id];
+}
+
+/* An excluded target, or a line of an excluded file. */
+static bool
+steer_skips(const struct exp_engine *e, unsigned target)
+{
+	const struct exp_steer *st = &e->steer;
+	struct ct_line *const *l;
+	size_t n;
+
+	if (excl_test(st, e->cfg.by_function, target))
+		return true;
+	if (e->cfg.by_function || !st->nexcl_files)
+		return false;
+	l = lines_lines(e->s->lines, &n);
+	for (size_t i = 0; target < n && i < st->nexcl_files; i++)
+		if (!strcmp(l[target]->file, st->excl_files[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Drop the experiment under way (as at the end of a session: a partial
+ * window is not a sample) and start a new turn, so that the next
+ * experiment follows what was just asked.
+ */
+static void
+steer_drop(struct exp_engine *e)
+{
+	uint64_t now = now_ns();
+
+	if (e->state == ST_RUNNING || e->state == ST_DRAINING) {
+		forgive_all(e, now);
+		e->state = ST_COOLOFF;
+		e->cool_until = now + COOLOFF_NS;
+		e->nwk = 0;
+		e->ndead = 0;
+	}
+	e->phase = 0;
+	e->have_turn_target = false;
+}
+
+/* Is the experiment under way on this target? */
+static bool
+steer_current(const struct exp_engine *e, unsigned target, bool is_func)
+{
+	return (e->state == ST_RUNNING || e->state == ST_DRAINING) &&
+	       e->target == target && e->cfg.by_function == is_func;
+}
+
+void
+exp_pin(struct exp_engine *e, unsigned target)
+{
+	bool same = steer_current(e, target, e->cfg.by_function);
+
+	e->steer.pinned = true;
+	e->steer.pin = target;
+	if (!same)
+		steer_drop(e);
+	else
+		e->turn_target = target;
+}
+
+void
+exp_unpin(struct exp_engine *e)
+{
+	e->steer.pinned = false;
+}
+
+void
+exp_exclude(struct exp_engine *e, unsigned target, bool is_func, bool excluded)
+{
+	struct exp_steer *st = &e->steer;
+
+	if (target >= st->nexcl[is_func]) {
+		size_t n = target + 64;
+
+		if (!excluded)
+			return;
+		st->excl[is_func] = xrealloc(st->excl[is_func], n);
+		memset(st->excl[is_func] + st->nexcl[is_func], 0, n - st->nexcl[is_func]);
+		st->nexcl[is_func] = n;
+	}
+	st->excl[is_func][target] = excluded;
+	if (excluded && st->pinned && st->pin == target && is_func == e->cfg.by_function)
+		st->pinned = false;
+	if (excluded && steer_current(e, target, is_func))
+		steer_drop(e);
+}
+
+bool
+exp_excluded(const struct exp_engine *e, unsigned target, bool is_func)
+{
+	return excl_test(&e->steer, is_func, target);
+}
+
+void
+exp_exclude_file(struct exp_engine *e, const char *file, bool excluded)
+{
+	struct exp_steer *st = &e->steer;
+	size_t i;
+
+	for (i = 0; i < st->nexcl_files && strcmp(st->excl_files[i], file); i++)
+		;
+	if (excluded && i == st->nexcl_files) {
+		st->excl_files = xrealloc(st->excl_files, (i + 1) * sizeof(*st->excl_files));
+		st->excl_files[st->nexcl_files++] = xstrdup(file);
+	} else if (!excluded && i < st->nexcl_files) {
+		free(st->excl_files[i]);
+		st->excl_files[i] = st->excl_files[--st->nexcl_files];
+	}
+	if (excluded && (e->state == ST_RUNNING || e->state == ST_DRAINING) && e->line &&
+	    !strcmp(e->line->file, file))
+		steer_drop(e);
+}
+
+bool
+exp_file_excluded(const struct exp_engine *e, const char *file)
+{
+	for (size_t i = 0; i < e->steer.nexcl_files; i++)
+		if (!strcmp(e->steer.excl_files[i], file))
+			return true;
+	return false;
+}
+
+void
+exp_levels_focus(struct exp_engine *e, unsigned lo, unsigned hi)
+{
+	if (lo > hi || hi > 100)
+		lo = 0, hi = 100;
+	e->steer.focus_lo = lo;
+	e->steer.focus_hi = hi;
+}
+
+void
+exp_set_paused(struct exp_engine *e, bool paused)
+{
+	e->steer.paused = paused;
+	if (paused)
+		steer_drop(e);
+}
+
+void
+exp_reset_target(struct exp_engine *e, unsigned target, bool is_func)
+{
+	if (steer_current(e, target, is_func))
+		steer_drop(e);
+	stats_forget(e->stats, target, is_func);
+	if (target < e->n_level_idx)
+		e->level_idx[target] = 0;
+}
+
+void
+exp_set_granularity(struct exp_engine *e, bool by_function)
+{
+	if (e->cfg.by_function == by_function)
+		return;
+	steer_drop(e);
+	e->cfg.by_function = by_function;
+	/* Ids name lines or functions: a pin means nothing any more. */
+	e->steer.pinned = false;
+}
+
+void
+exp_steering(const struct exp_engine *e, struct exp_steering *out)
+{
+	const struct exp_steer *st = &e->steer;
+
+	*out = (struct exp_steering) {
+		.paused = st->paused,
+		.pinned = st->pinned,
+		.pin = st->pin,
+		.by_function = e->cfg.by_function,
+		.focus_lo = st->focus_lo,
+		.focus_hi = st->focus_hi,
+		.nexcl_files = st->nexcl_files,
+	};
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < st->nexcl[k]; i++)
+			out->nexcl += st->excl[k][i];
 }

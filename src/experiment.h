@@ -98,4 +98,38 @@ void exp_summary(const struct exp_engine *, uint64_t now, struct exp_summary *);
 /* TICK period wanted now: short while experiments run. */
 uint64_t exp_tick_ns(const struct exp_engine *);
 
+/*
+ * Steering, for the TUI (steer.h).  Targets are line ids, or function
+ * ids at function granularity.  Whatever makes the experiment under way
+ * pointless (a pin elsewhere, excluding its target, pausing) drops it,
+ * as the end of a session does: a partial window is not a sample.
+ */
+/* Experiment on target only, until exp_unpin (overrides --fixed-line). */
+void exp_pin(struct exp_engine *, unsigned target);
+void exp_unpin(struct exp_engine *);
+/* Leave a target (or every line of a file) out of the experiments, or back in. */
+void exp_exclude(struct exp_engine *, unsigned target, bool is_func, bool excluded);
+bool exp_excluded(const struct exp_engine *, unsigned target, bool is_func);
+void exp_exclude_file(struct exp_engine *, const char *file, bool excluded);
+bool exp_file_excluded(const struct exp_engine *, const char *file);
+/* Draw speedup levels from [lo, hi] percent only (0, 100: all). */
+void exp_levels_focus(struct exp_engine *, unsigned lo, unsigned hi);
+/* No experiment while paused; sampling goes on. */
+void exp_set_paused(struct exp_engine *, bool paused);
+/* Forget the target's experiments (the 0% baselines serve every target: kept). */
+void exp_reset_target(struct exp_engine *, unsigned target, bool is_func);
+/* Experiment on whole functions, or on lines. */
+void exp_set_granularity(struct exp_engine *, bool by_function);
+
+struct exp_steering {
+	bool paused;
+	bool pinned;
+	unsigned pin;
+	bool by_function;
+	unsigned focus_lo, focus_hi;
+	size_t nexcl;		/* targets excluded, lines and functions */
+	size_t nexcl_files;
+};
+void exp_steering(const struct exp_engine *, struct exp_steering *);
+
 #endif

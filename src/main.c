@@ -5,6 +5,7 @@
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +24,20 @@
 #include "evloop.h"
 #include "experiment.h"
 #include "lines.h"
+#include "logcap.h"
+#include "pchist.h"
 #include "probe.h"
 #include "procfs.h"
 #include "progress.h"
 #include "report.h"
 #include "sampler.h"
+#include "save.h"
 #include "scope.h"
 #include "session.h"
 #include "tcb.h"
 #include "trace.h"
 #include "tracelog.h"
+#include "tui.h"
 #include "wake.h"
 #include "xmalloc.h"
 
@@ -44,6 +49,7 @@
 #define TICK_NS 20000000ULL
 
 static struct session *the_session;
+static struct tui *the_tui;
 
 static void probes_sync(struct session *, bool final);
 
@@ -68,6 +74,11 @@ die_hook(void)
 {
 	if (the_session)
 		trace_detach_all(the_session);
+	/* Then the terminal back, and what was said while curses had it. */
+	if (the_tui)
+		tui_emergency();
+	if (the_session)
+		logcap_stop(the_session->logcap);
 }
 
 static void
@@ -327,62 +338,13 @@ make_experiments(struct session *s)
 }
 
 static void
-fill_meta(struct session *s, struct causal_meta *m)
-{
-	struct exp_summary sm;
-
-	exp_summary(s->exp, now_ns(), &sm);
-	*m = (struct causal_meta) {
-		.command = s->opts.cmd,
-		.pid = s->opts.pid ? s->opts.pid : s->launched,
-		.startup_realtime_ns = s->startup_realtime_ns,
-		.start_ns = s->start_ns,
-		.end_ns = s->end_ns ? s->end_ns : now_ns(),
-		.period_ns = s->opts.period_ns,
-		.sampler = sampler_describe(s->smp),
-		.wake_tracking = s->wake_mode,
-		.exe = s->exe,
-		.by_function = s->opts.by_function,
-		.delay_ns = sm.delay_ns,
-		.samples_total = s->samples.total,
-	};
-}
-
-/* -o and --json: written whole, to a temporary name, then renamed. */
-static void
-write_profile(struct session *s, const char *path, bool json)
-{
-	struct causal_meta m;
-	char *tmp;
-	FILE *f;
-	int err;
-
-	if (!path)
-		return;
-	fill_meta(s, &m);
-	tmp = xasprintf("%s.tmp%d", path, (int) getpid());
-	if (!(f = fopen(tmp, "we"))) {
-		perror_msg("cannot write %s", tmp);
-		free(tmp);
-		return;
-	}
-	err = json ? causal_write_json(f, &m, exp_stats(s->exp), s->lines, s->progress)
-		   : causal_write_coz(f, &m, exp_stats(s->exp), s->lines, s->progress);
-	if (fclose(f) || err < 0 || rename(tmp, path) < 0) {
-		perror_msg("writing %s", path);
-		unlink(tmp);
-	}
-	free(tmp);
-}
-
-static void
 print_causal(struct session *s, FILE *out)
 {
 	struct causal_meta m;
 
 	if (!s->exp)
 		return;
-	fill_meta(s, &m);
+	save_fill_meta(s, &m);
 	causal_print_table(out, &m, exp_stats(s->exp), s->lines, s->progress, s->opts.top);
 	fflush(out);
 }
@@ -462,10 +424,74 @@ write_report(struct session *s)
 	}
 	print_causal(s, stdout);
 	if (s->exp) {
-		write_profile(s, s->opts.output, false);
-		write_profile(s, s->opts.json, true);
+		save_profile(s, s->opts.output, false);
+		save_profile(s, s->opts.json, true);
 	}
 	fflush(stdout);
+}
+
+/*
+ * The TUI when stdout and stdin are a terminal (and not --no-tui).  From
+ * here on the terminal is curses': stderr goes to the TUI's log, and a
+ * launched command's output too.  NULL: batch mode.
+ */
+static struct tui *
+open_tui(struct session *s)
+{
+	struct tui_config cfg = { .no_color = s->opts.no_color };
+	const char *why = NULL;
+	struct tui *t;
+
+	if (s->opts.no_tui || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		return NULL;
+	/* Wide characters and the locale's charset; numbers stay in C (causal_out.c). */
+	setlocale(LC_CTYPE, "");
+	if (!(t = tui_open(s, s->ev, &cfg, &why))) {
+		error_msg("no TUI (%s): batch output", why);
+		return NULL;
+	}
+	s->logcap = logcap_start(s->ev, s->opts.cmd != NULL);
+	if (s->opts.cmd)
+		s->child_output = logcap_target_fd(s->logcap);
+	s->pcs = pchist_new();
+	return t;
+}
+
+/*
+ * The session is over with the TUI up: save the profile, then leave the
+ * results on screen until the user quits, unless that is why it ended.
+ */
+static void
+finish_tui(struct session *s, struct tui *t, int *timer_fds, size_t ntimers)
+{
+	const char *coz = save_coz_path(s), *json = save_json_path(s);
+	char msg[512];
+	bool saved = s->exp && save_profile(s, coz, false) == 0 && save_profile(s, json, true) == 0;
+
+	if (saved)
+		snprintf(msg, sizeof(msg), "profiling ended; profile saved to %s and %s; q quits",
+			 coz, json);
+	else
+		snprintf(msg, sizeof(msg), "profiling ended; q quits");
+	if (!tui_quit_requested(t) && !s->stop_signal) {
+		/* Nothing else to measure: only keys, frames and signals now. */
+		for (size_t i = 0; i < ntimers; i++)
+			if (timer_fds[i] >= 0)
+				evloop_timer_arm(timer_fds[i], 0, 0);
+		tui_session_over(t, msg);
+		while (!tui_quit_requested(t) && !s->stop_signal)
+			evloop_run_once(s->ev, -1);
+	}
+	tui_close(t);
+	the_tui = NULL;
+	logcap_stop(s->logcap);
+	/* What batch mode would print, without the profile it wrote already. */
+	if (s->exp)
+		print_causal(s, stdout);
+	else
+		report_flat(s, stdout);
+	if (saved)
+		fprintf(stderr, "causaltop: profile saved to %s and %s\n", coz, json);
 }
 
 /* The launched command's status becomes ours: its code, or its signal. */
@@ -538,6 +564,9 @@ main(int argc, char **argv)
 
 	s.ev = evloop_new();
 	make_experiments(&s);
+	the_tui = open_tui(&s);
+	the_session = &s;
+	set_die_hook(die_hook);
 	sig_l.h.fn = on_signal;
 	sig_l.s = &s;
 	evloop_add(s.ev, sig_l.fd, EPOLLIN, &sig_l.h);
@@ -549,7 +578,7 @@ main(int argc, char **argv)
 		evloop_add(s.ev, dur_l.fd, EPOLLIN, &dur_l.h);
 	}
 	rep_l = (struct loop_fd) { .h.fn = on_report_interval, .fd = -1, .s = &s };
-	if (s.opts.report_interval_ns && s.exp) {
+	if (s.opts.report_interval_ns && s.exp && !the_tui) {
 		rep_l.fd = evloop_timer_new();
 		evloop_add(s.ev, rep_l.fd, EPOLLIN, &rep_l.h);
 	}
@@ -557,8 +586,6 @@ main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s.startup_realtime_ns = rt.tv_sec * 1000000000ULL + rt.tv_nsec;
 
-	the_session = &s;
-	set_die_hook(die_hook);
 	s.start_ns = s.run_start_ns = now_ns();
 	if (s.opts.pid)
 		trace_attach(&s);
@@ -585,15 +612,27 @@ main(int argc, char **argv)
 	s.end_ns = now_ns();
 	s.fds_at_exit = procfs_self_fds();
 	probes_sync(&s, true);
-	write_report(&s);
+	if (the_tui) {
+		int timers[] = { tick_l.fd, dur_l.fd, rep_l.fd };
+
+		finish_tui(&s, the_tui, timers, sizeof(timers) / sizeof(timers[0]));
+	} else {
+		write_report(&s);
+	}
 
 	/* A launched command, now untraced, is still our child. */
 	status = s.launched_status;
 	if (s.launched && !s.launched_done) {
 		if (s.stop_signal && s.forward_signal)
 			kill(s.launched, s.stop_signal);
-		while (waitpid(s.launched, &status, 0) < 0 && errno == EINTR)
-			;
+		if (s.logcap) {
+			fprintf(stderr, "causaltop: detached; waiting for the command (pid %d) to exit\n",
+				(int) s.launched);
+			logcap_wait_child(s.logcap, s.launched, &status);
+		} else {
+			while (waitpid(s.launched, &status, 0) < 0 && errno == EINTR)
+				;
+		}
 	}
 
 	/* sampler_free() drains its rings: samples must find no engine. */
@@ -617,6 +656,8 @@ main(int argc, char **argv)
 	free(s.probe_points);
 	free(s.coz_shim);
 	free(s.exe);
+	logcap_free(s.logcap);
+	pchist_free(s.pcs);
 	thread_stats_free_all();
 	options_free(&s.opts);
 

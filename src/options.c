@@ -63,7 +63,9 @@ static const char usage_text[] =
 "                            (repeatable; default all)\n"
 "\n"
 "Output:\n"
-"      --no-tui              batch mode: print the profile at exit\n"
+"      --no-tui              batch mode: print the profile at exit (the default\n"
+"                            when stdout is not a terminal)\n"
+"      --no-color            a monochrome TUI (also when NO_COLOR is set)\n"
 "  -o, --output=FILE         write the causal profile to FILE (Coz's format)\n"
 "      --json=FILE           write the causal profile to FILE as JSON\n"
 "      --report-interval=SECONDS\n"
@@ -80,6 +82,7 @@ enum {
 	OPT_SAMPLER,
 	OPT_EVENT,
 	OPT_NO_TUI,
+	OPT_NO_COLOR,
 	OPT_TOP,
 	OPT_TRACE_LOG,
 	OPT_END_TO_END,
@@ -123,6 +126,7 @@ static const struct option long_options[] = {
 	{ "binary-scope",	required_argument, NULL, 'b' },
 	{ "source-scope",	required_argument, NULL, 's' },
 	{ "no-tui",		no_argument,	   NULL, OPT_NO_TUI },
+	{ "no-color",		no_argument,	   NULL, OPT_NO_COLOR },
 	{ "output",		required_argument, NULL, 'o' },
 	{ "top",		required_argument, NULL, OPT_TOP },
 	{ "trace-log",		required_argument, NULL, OPT_TRACE_LOG },
@@ -322,6 +326,9 @@ options_parse(struct options *o, int argc, char **argv)
 		case OPT_NO_TUI:
 			o->no_tui = true;
 			break;
+		case OPT_NO_COLOR:
+			o->no_color = true;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -363,6 +370,9 @@ options_parse(struct options *o, int argc, char **argv)
 		o->runs = 1;
 	if (o->no_experiments && (o->fixed_line || o->fixed_speedup >= 0))
 		usage_error("%s", "--fixed-line and --fixed-speedup need experiments");
+	/* https://no-color.org: set and not empty. */
+	if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
+		o->no_color = true;
 	debug_flag = o->verbose >= 2;
 }
 

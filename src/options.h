@@ -24,6 +24,7 @@ struct options {
 	uint64_t duration_ns;		/* 0: until the target ends */
 	unsigned top;
 	bool no_tui;
+	bool no_color;			/* --no-color, or NO_COLOR set */
 	bool end_to_end;
 	bool no_coz_shim;
 	const char **progress;		/* --progress SPEC */

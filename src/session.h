@@ -14,6 +14,8 @@
 struct evloop;
 struct exp_engine;
 struct lines_table;
+struct logcap;
+struct pchist;
 struct progress_point;
 struct probe_set;
 struct progress_table;
@@ -41,6 +43,12 @@ struct session {
 	int realtime;			/* our SCHED_FIFO priority, 0 if none */
 	uint64_t startup_realtime_ns;	/* CLOCK_REALTIME at start */
 	char *exe;			/* the target's main binary, first seen */
+
+	/* The TUI's (NULL, 0 without it). */
+	struct logcap *logcap;		/* stderr and the command's output */
+	int child_output;		/* the command's stdout and stderr,
+					   stdin from /dev/null; 0: inherited */
+	struct pchist *pcs;		/* samples per instruction */
 
 	sigset_t orig_sigmask;		/* before causaltop blocked its own */
 	char *coz_shim;			/* library preloaded into the command */

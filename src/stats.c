@@ -190,6 +190,27 @@ stats_add(struct stats *st, const struct exp_record *r)
 		st->cache[i].fresh = false;
 }
 
+size_t
+stats_forget(struct stats *st, unsigned target, bool is_func)
+{
+	size_t k = 0, dropped;
+
+	for (size_t i = 0; i < st->nrecs; i++) {
+		struct exp_record *r = &st->recs[i];
+
+		if (r->pct && r->target == target && r->is_func == is_func)
+			free(r->points);
+		else
+			st->recs[k++] = *r;
+	}
+	dropped = st->nrecs - k;
+	st->nrecs = k;
+	if (dropped)
+		for (size_t i = 0; i < st->ncache; i++)
+			st->cache[i].fresh = false;
+	return dropped;
+}
+
 const struct exp_record *
 stats_records(const struct stats *st, size_t *n)
 {

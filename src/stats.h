@@ -86,6 +86,12 @@ struct stats *stats_new(void);
 void stats_free(struct stats *);
 /* Takes ownership of r->points (copies the record itself). */
 void stats_add(struct stats *, const struct exp_record *r);
+/*
+ * Forget the non-zero experiments of one target (the TUI's "reset"):
+ * its curve starts over.  0% baselines serve every target: kept.
+ * Returns how many were dropped.
+ */
+size_t stats_forget(struct stats *, unsigned target, bool is_func);
 /* Every experiment added, in order. */
 const struct exp_record *stats_records(const struct stats *, size_t *n);
 size_t stats_baselines(const struct stats *);

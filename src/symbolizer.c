@@ -720,3 +720,44 @@ sym_lookup(struct sym_proc *sp, uint64_t pc)
 	e->loc = sp->result;
 	return &sp->result;
 }
+
+/*
+ * The code of the function around pc, from the module's ELF file (the
+ * target need not be stopped, nor even alive while the module is known).
+ * Falls back to 256 bytes from pc when the symbol has no size.
+ */
+bool
+sym_func_code(struct sym_proc *sp, uint64_t pc, uint64_t *start, size_t *len,
+	      unsigned char **code)
+{
+	Dwfl_Module *mod = sym_addrmodule(sp->dwfl, pc);
+	Dwarf_Addr addr, bias;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	Elf_Scn *scn;
+	Elf_Data *data;
+	size_t size;
+
+	*code = NULL;
+	if (!mod)
+		return false;
+	if (dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) && sym.st_size) {
+		*start = pc - off;
+		size = sym.st_size;
+	} else {
+		*start = pc;
+		size = 256;
+	}
+	if (size > SYM_CODE_MAX)
+		size = SYM_CODE_MAX;
+	addr = *start;
+	scn = dwfl_module_address_section(mod, &addr, &bias);
+	if (!scn || !(data = elf_getdata(scn, NULL)) || !data->d_buf || addr >= data->d_size)
+		return false;
+	if (size > data->d_size - addr)
+		size = data->d_size - addr;
+	*code = xmalloc(size);
+	memcpy(*code, (const unsigned char *) data->d_buf + addr, size);
+	*len = size;
+	return true;
+}

@@ -12,6 +12,7 @@
 # define CT_SYMBOLIZER_H
 
 # include <stdbool.h>
+# include <stddef.h>
 # include <stdint.h>
 # include <sys/types.h>
 
@@ -52,6 +53,16 @@ void sym_proc_maps_changed(struct sym_proc *);
 const struct sym_loc *sym_lookup(struct sym_proc *, uint64_t pc);
 
 const struct sym_stats *sym_proc_stats(const struct sym_proc *);
+
+/*
+ * The machine code of the function containing pc, read from its ELF
+ * file: runtime address of its first byte in *start, a malloc'ed copy of
+ * at most SYM_CODE_MAX bytes in *code.  False when pc is in no module or
+ * the module's file has no such code.
+ */
+# define SYM_CODE_MAX 65536
+bool sym_func_code(struct sym_proc *, uint64_t pc, uint64_t *start, size_t *len,
+		   unsigned char **code);
 
 /*
  * A line table's file name as one absolute path (comp_dir prepended to a

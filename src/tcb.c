@@ -87,6 +87,7 @@ tcb_free(struct tcb *t)
 		t->next->prev = t->prev;
 	n_tcbs--;
 	t->proc->nthreads--;
+	t->stats->paid_ns = t->delay.paid_ns;
 	free(t);
 }
 

@@ -12,6 +12,7 @@
 # include <sys/types.h>
 # include "delay.h"
 
+struct ct_func;
 struct probe_thread;
 struct progress_page;
 struct sampler_ring;
@@ -35,6 +36,8 @@ struct thread_stats {
 	uint64_t samples;		/* all samples of the thread */
 	uint64_t in_scope;		/* of which attributed in scope */
 	uint64_t lost;			/* lost in its ring (thread mode) */
+	const struct ct_func *func;	/* of its last sample (the leaf) */
+	uint64_t paid_ns;		/* delay paid, kept when it is freed */
 };
 
 /* No first stop seen yet: seized, or auto-attached at clone. */

@@ -1154,6 +1154,42 @@ test_locale(void)
 	setlocale(LC_NUMERIC, "C");
 }
 
+/* The TUI's reset: one target's experiments go, baselines and others stay. */
+static void
+test_forget(void)
+{
+	struct sim sim = {
+		.period = 1e-3, .noise = 1, .wall = 0.5, .nexp = 80, .p_base = 0.3,
+	};
+	struct sim_target t[2] = {
+		{ .id = 3, .curve = curve_lin05, .levels = levels_main, .from = 0, .to = 1 },
+		{ .id = 4, .curve = curve_flat, .levels = levels_main, .from = 0, .to = 1 },
+	};
+	struct stats *st;
+	const struct exp_record *r;
+	size_t n, n0, base0, dropped, of3 = 0;
+	unsigned exp4;
+
+	rng_state = 5;
+	st = simulate(&sim, t, 2);
+	r = stats_records(st, &n0);
+	for (size_t i = 0; i < n0; i++)
+		of3 += r[i].pct && r[i].target == 3 && !r[i].is_func;
+	base0 = stats_baselines(st);
+	check(stats_curve_of(st, 0, 3, false) != NULL, "forget: target 3 has a curve");
+	exp4 = stats_curve_of(st, 0, 4, false)->n_exp;
+	dropped = stats_forget(st, 3, false);
+	stats_records(st, &n);
+	check(dropped == of3 && of3 > 0 && n == n0 - of3, "forget: %zu of %zu dropped (%zu of 3)",
+	      dropped, n0, of3);
+	check(stats_curve_of(st, 0, 3, false) == NULL, "forget: target 3 has no curve any more");
+	check(stats_baselines(st) == base0, "forget: the %zu baselines stay", base0);
+	check(stats_curve_of(st, 0, 4, false) && stats_curve_of(st, 0, 4, false)->n_exp == exp4,
+	      "forget: target 4 keeps its %u experiments", exp4);
+	check(stats_forget(st, 3, true) == 0, "forget: function 3 had nothing");
+	stats_free(st);
+}
+
 int
 main(void)
 {
@@ -1170,6 +1206,7 @@ main(void)
 	test_json();
 	test_table();
 	test_locale();
+	test_forget();
 	if (failures) {
 		printf("%d check(s) failed\n", failures);
 		return 1;

@@ -94,7 +94,8 @@ fill_attr(const struct sampler *s, struct perf_event_attr *attr)
 	 * watches the per-CPU rings so that a hit is paid within tens of
 	 * microseconds, not at the next tick (sampler_poll_fds).
 	 */
-	attr->wakeup_events = 1;
+	if (s->cfg.mode == SAMPLER_CPU)
+		attr->wakeup_events = 1;
 }
 
 static void

@@ -245,17 +245,6 @@ json_bool(FILE *f, bool v)
 	fputs(v ? "true" : "false", f);
 }
 
-/* "est", "lo", "hi" members, after an opening brace or a comma. */
-static void
-json_interval(FILE *f, double est, double lo, double hi)
-{
-	fputs("\"est\": ", f);
-	escape_json_num(f, est);
-	fputs(", \"lo\": ", f);
-	escape_json_num(f, lo);
-	fputs(", \"hi\": ", f);
-	escape_json_num(f, hi);
-}
 
 
 char *
@@ -399,16 +388,16 @@ json_curve(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 		fputs(", \"valid\": ", f);
 		json_bool(f, lv->valid);
 		fputs(", ", f);
-		json_interval(f, lv->est, lv->lo, lv->hi);
+		escape_json_interval(f, lv->est, lv->lo, lv->hi);
 		fputc('}', f);
 	}
 	fputs(cv->nlevels ? "\n         ],\n" : "],\n", f);
 	fputs("         \"slope\": {\"valid\": ", f);
 	json_bool(f, cv->slope_valid);
 	fputs(", ", f);
-	json_interval(f, cv->slope, cv->slope_lo, cv->slope_hi);
+	escape_json_interval(f, cv->slope, cv->slope_lo, cv->slope_hi);
 	fputs("},\n         \"impact\": {", f);
-	json_interval(f, cv->impact, cv->impact_lo, cv->impact_hi);
+	escape_json_interval(f, cv->impact, cv->impact_lo, cv->impact_hi);
 	fprintf(f, "},\n         \"verdict\": \"%s\"}", stats_verdict_name(cv->verdict));
 }
 

@@ -344,12 +344,8 @@ json_side(FILE *f, const struct side *s)
 		fputs("null", f);
 		return;
 	}
-	fputs("{\"impact\": {\"est\": ", f);
-	escape_json_num(f, cv->impact);
-	fputs(", \"lo\": ", f);
-	escape_json_num(f, cv->impact_lo);
-	fputs(", \"hi\": ", f);
-	escape_json_num(f, cv->impact_hi);
+	fputs("{\"impact\": {", f);
+	escape_json_interval(f, cv->impact, cv->impact_lo, cv->impact_hi);
 	fprintf(f, "}, \"verdict\": \"%s\", \"experiments\": %u}",
 		stats_verdict_name(cv->verdict), cv->n_exp);
 }
@@ -383,12 +379,8 @@ write_json(FILE *f, void *ctx)
 		json_side(f, r->n);
 		fputs(",\n     \"delta\": ", f);
 		if (isfinite(r->d)) {
-			fputs("{\"est\": ", f);
-			escape_json_num(f, r->d);
-			fputs(", \"lo\": ", f);
-			escape_json_num(f, r->d - r->d_half);
-			fputs(", \"hi\": ", f);
-			escape_json_num(f, r->d + r->d_half);
+			fputc('{', f);
+			escape_json_interval(f, r->d, r->d - r->d_half, r->d + r->d_half);
 			fputc('}', f);
 		} else {
 			fputs("null", f);

@@ -145,3 +145,14 @@ escape_html(FILE *f, const char *str)
 		s += len;
 	}
 }
+
+void
+escape_json_interval(FILE *f, double est, double lo, double hi)
+{
+	fputs("\"est\": ", f);
+	escape_json_num(f, est);
+	fputs(", \"lo\": ", f);
+	escape_json_num(f, lo);
+	fputs(", \"hi\": ", f);
+	escape_json_num(f, hi);
+}

@@ -20,6 +20,8 @@ void escape_json_str(FILE *, const char *);
 
 /* A JSON number; null if it is not finite. */
 void escape_json_num(FILE *, double);
+/* "est", "lo", "hi" members, after an opening brace or a comma. */
+void escape_json_interval(FILE *, double est, double lo, double hi);
 
 /*
  * HTML text or attribute value (quoted with " or '): & < > " ' as

@@ -362,7 +362,7 @@ update_scales(struct exp_engine *e)
 		if (t->delay.hits == t->ss_hits && t->hit_scale)
 			continue;
 		t->ss_hits = t->delay.hits;
-		if (!procfs_schedstat(t->tid, &run, &wait))
+		if (!procfs_task_schedstat(&t->pf, t->proc->tgid, t->tid, &run, &wait))
 			continue;
 		if (t->hit_scale && run > t->ss_run + 1000000 && wait >= t->ss_wait) {
 			uint64_t dr = run - t->ss_run, dw = wait - t->ss_wait;
@@ -408,7 +408,7 @@ pay(struct exp_engine *e, uint64_t now)
 		/* Wake-ups are reported: a blocked thread stays so until one. */
 		if ((t->flags & TCB_BLOCKED) && e->cfg.wake_tracking)
 			continue;
-		st = procfs_state(t->tid);
+		st = procfs_task_state(&t->pf, t->proc->tgid, t->tid);
 		if (st == 'R') {
 			debug_msg("exp: pause %d at %" PRIu64 ": owed %" PRIu64 " us (G %" PRIu64 ")",
 				  (int) t->tid, now / 1000, owed / 1000, e->g.global / 1000);

@@ -1,8 +1,11 @@
 #include "config.h"
 #include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "procfs.h"
 #include "xmalloc.h"
 
@@ -70,26 +73,91 @@ stat_after_comm(pid_t tid, char *buf, size_t size)
 char
 procfs_state(pid_t tid)
 {
-	char buf[1024];
-	char *p = stat_after_comm(tid, buf, sizeof(buf));
+	struct procfs_task pt = PROCFS_TASK_INIT;
+	char c = procfs_task_state(&pt, tid, tid);
 
-	return p ? *p : 0;
+	procfs_task_close(&pt);
+	return c;
+}
+
+void
+procfs_task_close(struct procfs_task *pt)
+{
+	if (pt->stat_fd >= 0)
+		close(pt->stat_fd);
+	if (pt->schedstat_fd >= 0)
+		close(pt->schedstat_fd);
+	*pt = (struct procfs_task) PROCFS_TASK_INIT;
+}
+
+/*
+ * Read file name of the thread into buf (NUL-terminated), opening it the
+ * first time.  A thread renamed by an exec gets its files again.
+ */
+static ssize_t
+task_read(struct procfs_task *pt, int *fd, const char *name, pid_t tgid, pid_t tid,
+	  char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (pt->tgid != tgid || pt->tid != tid) {
+		procfs_task_close(pt);
+		pt->tgid = tgid;
+		pt->tid = tid;
+	}
+	if (*fd < 0) {
+		char path[80];
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int) tgid, (int) tid, name);
+		if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return -1;
+	}
+	/* A seq_file read at offset 0 is generated afresh. */
+	if ((n = pread(*fd, buf, size - 1, 0)) < 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
+char
+procfs_task_state(struct procfs_task *pt, pid_t tgid, pid_t tid)
+{
+	char buf[1024], *p;
+
+	if (task_read(pt, &pt->stat_fd, "stat", tgid, tid, buf, sizeof(buf)) < 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 bool
-procfs_schedstat(pid_t tid, uint64_t *run_ns, uint64_t *wait_ns)
+procfs_task_utime(struct procfs_task *pt, pid_t tgid, pid_t tid, uint64_t *ns)
 {
-	char path[64];
-	unsigned long long run, wait;
-	FILE *f;
-	int n;
+	static long hz;
+	char buf[1024], *p;
+	unsigned long long ticks;
 
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int) tid);
-	if (!(f = fopen(path, "re")))
+	if (task_read(pt, &pt->stat_fd, "stat", tgid, tid, buf, sizeof(buf)) < 0 ||
+	    !(p = strrchr(buf, ')')))
 		return false;
-	n = fscanf(f, "%llu %llu", &run, &wait);
-	fclose(f);
-	if (n != 2)
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime */
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu", &ticks) != 1)
+		return false;
+	if (!hz && (hz = sysconf(_SC_CLK_TCK)) <= 0)
+		hz = 100;
+	*ns = ticks * (1000000000ULL / (unsigned long long) hz);
+	return true;
+}
+
+bool
+procfs_task_schedstat(struct procfs_task *pt, pid_t tgid, pid_t tid, uint64_t *run_ns,
+		      uint64_t *wait_ns)
+{
+	char buf[128];
+	uint64_t run, wait;
+
+	if (task_read(pt, &pt->schedstat_fd, "schedstat", tgid, tid, buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &wait) != 2)
 		return false;
 	*run_ns = run;
 	*wait_ns = wait;

@@ -22,10 +22,28 @@ char procfs_state(pid_t tid);
  */
 long procfs_syscall(pid_t tid);
 /*
- * From /proc/TID/schedstat: CPU time run and time spent runnable waiting
- * for a CPU, in ns.  False when the thread is gone.
+ * A thread's /proc/TGID/task/TID files, kept open and read again with
+ * pread: one system call a look instead of four (open, fstat, read,
+ * close).  The task/ entry describes the thread alone, where /proc/TID/stat
+ * sums the CPU times of its whole group: 6 us a read at 256 threads
+ * against 20 us (and 12 us with the open and close).
  */
-bool procfs_schedstat(pid_t tid, uint64_t *run_ns, uint64_t *wait_ns);
+struct procfs_task {
+	pid_t tgid, tid;		/* what the fds were opened for */
+	int stat_fd, schedstat_fd;	/* -1: not open */
+};
+# define PROCFS_TASK_INIT { 0, 0, -1, -1 }
+/* State letter as procfs_state. */
+char procfs_task_state(struct procfs_task *, pid_t tgid, pid_t tid);
+/* CPU time spent in user mode (stat's utime), in ns; false when gone. */
+bool procfs_task_utime(struct procfs_task *, pid_t tgid, pid_t tid, uint64_t *ns);
+/*
+ * From schedstat: CPU time run and time spent runnable waiting for a
+ * CPU, in ns.  False when the thread is gone.
+ */
+bool procfs_task_schedstat(struct procfs_task *, pid_t tgid, pid_t tid,
+			   uint64_t *run_ns, uint64_t *wait_ns);
+void procfs_task_close(struct procfs_task *);
 /* Thread name into buf (16 bytes); "?" when gone. */
 void procfs_comm(pid_t tid, char buf[16]);
 /* Threads of pid; returns count (malloc'ed array in *tids) or -1. */

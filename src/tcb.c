@@ -58,6 +58,7 @@ tcb_new(pid_t tid, struct ctproc *proc)
 	t->tid = tid;
 	t->proc = proc;
 	t->flags = TCB_STARTUP;
+	t->pf = (struct procfs_task) PROCFS_TASK_INIT;
 	proc->nthreads++;
 	hash_insert(t);
 	t->next = all_tcbs;
@@ -88,6 +89,7 @@ tcb_free(struct tcb *t)
 	n_tcbs--;
 	t->proc->nthreads--;
 	t->stats->paid_ns = t->delay.paid_ns;
+	procfs_task_close(&t->pf);
 	free(t);
 }
 

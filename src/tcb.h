@@ -11,6 +11,7 @@
 # include <stdint.h>
 # include <sys/types.h>
 # include "delay.h"
+# include "procfs.h"
 
 struct ct_func;
 struct probe_thread;
@@ -73,6 +74,7 @@ struct tcb {
 	unsigned hit_scale;
 	uint64_t last_run_ns;		/* last seen running: a sample, a wake-up */
 	uint64_t ss_run, ss_wait, ss_hits;	/* at the last look */
+	struct procfs_task pf;		/* its /proc files, kept open */
 	struct tcb *hnext;		/* hash chain */
 	struct tcb *prev, *next;	/* list of all tcbs */
 };

@@ -130,14 +130,22 @@ delay_wake(const struct delay_global *g, struct delay_thread *d, uint64_t t,
 {
 	uint64_t to = waker_local < g->global ? waker_local : g->global;
 	uint64_t at_block = delay_global_at(g, blocked);
-	uint64_t credit;
+	uint64_t credit, debt, slept;
 
-	/* Only what was inserted while it slept, and what its waker absorbed. */
-	if (to <= at_block)
+	if (to <= d->local)
 		return 0;
-	credit = to - at_block;
-	if (d->local + credit > to)
-		credit = to > d->local ? to - d->local : 0;
+	/* What was inserted while it slept, as far as its waker absorbed it. */
+	credit = to > at_block ? to - at_block : 0;
+	/*
+	 * And what it owed when it blocked, up to the time it slept: paid
+	 * first, that debt would have made it block later, to be woken at
+	 * the same moment by the same waker.
+	 */
+	debt = at_block > d->local ? at_block - d->local : 0;
+	slept = t > blocked ? t - blocked : 0;
+	credit += debt < slept ? debt : slept;
+	if (credit > to - d->local)
+		credit = to - d->local;
 	if (!credit)
 		return 0;
 	d->local += credit;

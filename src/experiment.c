@@ -108,6 +108,8 @@ struct exp_engine {
 
 	struct wake_event *wk;
 	size_t nwk, capwk;
+	struct hit_event { pid_t tid; uint64_t time; } *hit;	/* not applied yet */
+	size_t nhit, caphit;
 	struct dead_thread *dead;
 	size_t ndead, capdead;
 	uint64_t rng;
@@ -161,6 +163,7 @@ exp_free(struct exp_engine *e)
 	free(e->a0);
 	free(e->area);
 	free(e->wk);
+	free(e->hit);
 	free(e->dead);
 	free(e->level_idx);
 	free(e->steer.excl[0]);
@@ -202,20 +205,70 @@ exp_wants_full_chains(const struct exp_engine *e)
 	return e->cfg.fixed_line && !e->fixed_found;
 }
 
-void
-exp_ran(struct exp_engine *e, struct tcb *t, uint64_t time)
+/* Keep the newest TCB_RUN_HISTORY times, newest first, each once. */
+static void
+ran_at(struct tcb *t, uint64_t time)
 {
-	if (time > t->last_run_ns)
-		t->last_run_ns = time;
+	unsigned i;
+
+	for (i = 0; i < TCB_RUN_HISTORY; i++)
+		if (t->ran_ns[i] == time)
+			return;
+	if (time <= t->ran_ns[TCB_RUN_HISTORY - 1])
+		return;		/* older than all we keep */
+	for (i = TCB_RUN_HISTORY - 1; i > 0 && t->ran_ns[i - 1] < time; i--)
+		t->ran_ns[i] = t->ran_ns[i - 1];
+	t->ran_ns[i] = time;
+}
+
+/*
+ * When t last ran before time, as far as we know; 0 if every run we
+ * know of is later (the history is short) or none is known.
+ */
+static uint64_t
+ran_before(const struct tcb *t, uint64_t time)
+{
+	for (unsigned i = 0; i < TCB_RUN_HISTORY; i++)
+		if (t->ran_ns[i] && t->ran_ns[i] < time)
+			return t->ran_ns[i];
+	return 0;
 }
 
 void
+exp_ran(struct exp_engine *e, struct tcb *t, uint64_t time)
+{
+	ran_at(t, time);
+}
+
+/*
+ * Hits wait for the wake-ups read with them, to be applied in time order:
+ * a lock holder's first sample is often read before the wake-up that
+ * gave it the lock, and applied first it found the thread behind G and
+ * raised nothing (gt-mutex: one hit in five lost).
+ */
+void
 exp_hit(struct exp_engine *e, struct tcb *t, uint64_t time)
 {
-	delay_hit(&e->g, &t->delay, time, e->d_ns * (t->hit_scale ? t->hit_scale : 1000) / 1000);
+	if (e->nhit == e->caphit) {
+		e->caphit = e->caphit ? 2 * e->caphit : 256;
+		e->hit = xrealloc(e->hit, e->caphit * sizeof(*e->hit));
+	}
+	e->hit[e->nhit++] = (struct hit_event) { t->tid, time };
 	e->selected++;
+}
+
+static void
+apply_hit(struct exp_engine *e, const struct hit_event *h)
+{
+	struct tcb *t = tcb_lookup(h->tid);
+	uint64_t d;
+
+	if (!t)
+		return;
+	d = e->d_ns * (t->hit_scale ? t->hit_scale : 1000) / 1000;
+	delay_hit(&e->g, &t->delay, h->time, d * (t->sample_scale ? t->sample_scale : 1000) / 1000);
 	debug_msg("exp: hit %d at %" PRIu64 ": local %" PRIu64 " us (G %" PRIu64 ")",
-		  (int) t->tid, time / 1000, t->delay.local / 1000, e->g.global / 1000);
+		  (int) t->tid, h->time / 1000, t->delay.local / 1000, e->g.global / 1000);
 }
 
 void
@@ -236,7 +289,7 @@ exp_wake(struct exp_engine *e, const struct wake_event *w)
 	e->wk[e->nwk++] = *w;
 }
 
-static void apply_wakes(struct exp_engine *);
+static void apply_events(struct exp_engine *);
 
 /*
  * Bring every thread's accounting up to the present: samples and
@@ -253,7 +306,7 @@ catch_up(struct exp_engine *e)
 	sampler_drain(e->s->smp, NULL);
 	if (e->s->wake)
 		wake_drain(e->s->wake);
-	apply_wakes(e);
+	apply_events(e);
 }
 
 void
@@ -275,6 +328,7 @@ exp_thread_gone(struct exp_engine *e, struct tcb *t)
 	pause_forget(e->pz, t);
 	if (e->state != ST_RUNNING && e->state != ST_DRAINING)
 		return;
+	apply_events(e);	/* its own hits first */
 	if (e->ndead == e->capdead) {
 		e->capdead = e->capdead ? 2 * e->capdead : 16;
 		e->dead = xrealloc(e->dead, e->capdead * sizeof(*e->dead));
@@ -305,43 +359,70 @@ waker_of(struct exp_engine *e, pid_t tid)
 	return NULL;
 }
 
-/* In time order: the waker's local as it was at each wake-up. */
-static void
-apply_wakes(struct exp_engine *e)
+static int
+hit_cmp(const void *a, const void *b)
 {
+	const struct hit_event *x = a, *y = b;
+
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static void apply_wake(struct exp_engine *, const struct wake_event *);
+
+/* Hits and wake-ups in time order: the waker's local as it was at each wake-up. */
+static void
+apply_events(struct exp_engine *e)
+{
+	size_t i = 0, j = 0;
+
 	/* qsort's array may not be NULL, even empty (UBSan). */
 	if (e->nwk)
 		qsort(e->wk, e->nwk, sizeof(*e->wk), wake_cmp);
-	for (size_t i = 0; i < e->nwk; i++) {
-		const struct wake_event *w = &e->wk[i];
-		const struct delay_thread *wd;
-		struct tcb *t;
-
-		if (w->time < e->start_ns || !(t = tcb_lookup(w->wakee)))
-			continue;
-		if (!(wd = waker_of(e, w->waker_tid)))
-			continue;	/* not ours: an outside wake-up */
-		e->wakes++;
-		{
-			uint64_t before = t->delay.local, wl = delay_local_at(wd, w->time);
-			/*
-			 * When it blocked is not seen; the last sign of it running
-			 * (a sample, the previous wake-up) bounds it from below.
-			 */
-			uint64_t blocked = t->last_run_ns > e->start_ns ? t->last_run_ns : e->start_ns;
-
-			if (delay_wake(&e->g, &t->delay, w->time, wl, blocked))
-				e->wakes_credited++;
-			if (w->time > t->last_run_ns)
-				t->last_run_ns = w->time;
-			debug_msg("exp: wake %d by %d at %" PRIu64 ": waker local %" PRIu64
-				  " us, wakee %" PRIu64 " -> %" PRIu64 " us (G %" PRIu64 ")",
-				  (int) w->wakee, (int) w->waker_tid, w->time / 1000, wl / 1000,
-				  before / 1000, t->delay.local / 1000, e->g.global / 1000);
-		}
+	if (e->nhit)
+		qsort(e->hit, e->nhit, sizeof(*e->hit), hit_cmp);
+	while (i < e->nwk || j < e->nhit) {
+		if (j == e->nhit || (i < e->nwk && e->wk[i].time <= e->hit[j].time))
+			apply_wake(e, &e->wk[i++]);
+		else
+			apply_hit(e, &e->hit[j++]);
 	}
 	e->nwk = 0;
+	e->nhit = 0;
 	e->ndead = 0;
+}
+
+static void
+apply_wake(struct exp_engine *e, const struct wake_event *w)
+{
+	const struct delay_thread *wd;
+	struct tcb *t;
+	uint64_t before, wl, blocked;
+
+	if (w->time < e->start_ns || !(t = tcb_lookup(w->wakee)))
+		return;
+	if (!(wd = waker_of(e, w->waker_tid)))
+		return;		/* not ours: an outside wake-up */
+	e->wakes++;
+	before = t->delay.local;
+	wl = delay_local_at(wd, w->time);
+	/*
+	 * When it blocked is not seen; the last sign of it running before
+	 * the wake-up (a sample, the previous wake-up) bounds it from below.
+	 * Not the last sign of all: the sample that follows a wake-up is
+	 * often read before it.  Taken for the time the thread blocked, it
+	 * left the wakee owing all it slept through (gt-mutex: each new lock
+	 * holder was paused while it held the lock).
+	 */
+	blocked = ran_before(t, w->time);
+	if (blocked < e->start_ns)
+		blocked = e->start_ns;
+	if (delay_wake(&e->g, &t->delay, w->time, wl, blocked))
+		e->wakes_credited++;
+	ran_at(t, w->time);
+	debug_msg("exp: wake %d by %d at %" PRIu64 ": waker local %" PRIu64
+		  " us, wakee %" PRIu64 " -> %" PRIu64 " us (G %" PRIu64 ")",
+		  (int) w->wakee, (int) w->waker_tid, w->time / 1000, wl / 1000,
+		  before / 1000, t->delay.local / 1000, e->g.global / 1000);
 }
 
 /*
@@ -353,8 +434,44 @@ apply_wakes(struct exp_engine *e)
  * weigh (run + wait) / run, measured over the last tick from
  * /proc/TID/schedstat (1 on an idle machine; capped at 4).
  */
+/*
+ * A sample should stand for one period of user CPU time, but samples go
+ * missing.  Measured: with two busy loops competing, gt-amdahl's thread
+ * got 7,319 samples for 8.41 s of user time (13% short); on gt-mutex one
+ * run in five got 45% fewer samples than the others for the same work,
+ * and its prediction fell with them.  So a thread's hits also weigh its
+ * user time (stat's utime) over its samples times the period, since we
+ * first looked at it.  utime comes in clock ticks (10 ms): the ratio
+ * waits for CAL_MIN_NS of it.
+ */
+#define CAL_MIN_NS		500000000ULL
+#define CAL_MIN_SAMPLES		100
+#define CAL_EVERY_NS		50000000ULL
+
 static void
-update_scales(struct exp_engine *e)
+calibrate(struct exp_engine *e, struct tcb *t, uint64_t now)
+{
+	uint64_t ut, n = t->stats->samples, dn, du, sc;
+
+	if (now < t->cal_next_ns || !procfs_task_utime(&t->pf, t->proc->tgid, t->tid, &ut))
+		return;
+	if (!t->cal_next_ns) {
+		t->cal_utime = ut;
+		t->cal_samples = n;
+	}
+	t->cal_next_ns = now + CAL_EVERY_NS;
+	if (n < t->cal_samples + CAL_MIN_SAMPLES || ut < t->cal_utime + CAL_MIN_NS)
+		return;
+	dn = n - t->cal_samples;
+	du = ut - t->cal_utime;
+	sc = 1000 * du / (dn * e->cfg.period_ns);
+	t->sample_scale = sc < 500 ? 500 : sc > 4000 ? 4000 : (unsigned) sc;
+	debug_msg("exp: calibrate %d: %" PRIu64 " samples for %" PRIu64 " ms of user time: %u",
+		  (int) t->tid, dn, du / 1000000, t->sample_scale);
+}
+
+static void
+update_scales(struct exp_engine *e, uint64_t now)
 {
 	for (struct tcb *t = tcb_first(); t; t = t->next) {
 		uint64_t run, wait;
@@ -362,6 +479,7 @@ update_scales(struct exp_engine *e)
 		if (t->delay.hits == t->ss_hits && t->hit_scale)
 			continue;
 		t->ss_hits = t->delay.hits;
+		calibrate(e, t, now);
 		if (!procfs_task_schedstat(&t->pf, t->proc->tgid, t->tid, &run, &wait))
 			continue;
 		if (t->hit_scale && run > t->ss_run + 1000000 && wait >= t->ss_wait) {
@@ -745,6 +863,9 @@ finish(struct exp_engine *e, uint64_t now)
 	};
 
 	integrate(e, now);
+	debug_msg("exp: end at %" PRIu64 ": %" PRIu64 " us of hits, %" PRIu64 " us of draining",
+		  now / 1000, ((e->hits_end_ns < now ? e->hits_end_ns : now) - e->start_ns) / 1000,
+		  e->hits_end_ns < now ? (now - e->hits_end_ns) / 1000 : 0);
 	forgive_all(e, now);
 	e->state = ST_COOLOFF;
 	e->cool_until = now + COOLOFF_NS;
@@ -801,9 +922,9 @@ exp_tick(struct exp_engine *e, uint64_t now)
 		try_start(e, now);
 		return;
 	case ST_RUNNING:
-		apply_wakes(e);
+		apply_events(e);
 		integrate(e, now);
-		update_scales(e);
+		update_scales(e, now);
 		if (now >= e->end_ns) {
 			/* No more hits: let the running threads pay up. */
 			e->state = ST_DRAINING;
@@ -813,7 +934,7 @@ exp_tick(struct exp_engine *e, uint64_t now)
 		pay(e, now);
 		return;
 	case ST_DRAINING:
-		apply_wakes(e);
+		apply_events(e);
 		integrate(e, now);
 		if (!pay(e, now) || now - e->drain_start >= DRAIN_MAX_NS)
 			finish(e, now);
@@ -824,7 +945,7 @@ exp_tick(struct exp_engine *e, uint64_t now)
 bool
 exp_wants_prompt(const struct exp_engine *e)
 {
-	return e->state == ST_RUNNING && e->pct > 0;
+	return e->state == ST_RUNNING;
 }
 
 void
@@ -832,7 +953,7 @@ exp_prompt(struct exp_engine *e, uint64_t now)
 {
 	if (!exp_wants_prompt(e))
 		return;
-	apply_wakes(e);
+	apply_events(e);
 	pay(e, now);
 }
 
@@ -843,6 +964,7 @@ exp_finish(struct exp_engine *e)
 	forgive_all(e, now_ns());
 	e->state = ST_IDLE;
 	e->nwk = 0;
+	e->nhit = 0;
 	e->ndead = 0;
 }
 
@@ -923,6 +1045,7 @@ steer_drop(struct exp_engine *e)
 		e->state = ST_COOLOFF;
 		e->cool_until = now + COOLOFF_NS;
 		e->nwk = 0;
+		e->nhit = 0;
 		e->ndead = 0;
 	}
 	e->phase = 0;

@@ -110,13 +110,13 @@ on_signal(struct ev_handler *h, uint32_t events)
 }
 
 /*
- * During a virtual speedup the per-CPU rings are watched, so that a hit is
+ * During an experiment the per-CPU rings are watched, so that a hit is
  * paid within tens of microseconds rather than at the next tick: a thread
  * should pay while it runs the code it is delayed in, not later, when it
- * may hold a lock.  (Measured: with the 1 ms tick alone gt-unequal was
- * already right; on gt-mutex this did not measurably help: see the
- * issue notes.)  Between experiments the rings are not watched: a
- * wake-up per sample would be wasted.
+ * may hold a lock.  Baselines are watched as well, so that causaltop's
+ * own CPU time is the same in both (exp_wants_prompt).  Between
+ * experiments the rings are not watched: a wake-up per sample would be
+ * wasted.
  */
 static struct ring_watch {
 	struct ev_handler h;

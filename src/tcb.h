@@ -72,8 +72,16 @@ struct tcb {
 	uint64_t pause_until_ns;	/* when to restart it */
 	/* Its hits weigh (run + wait for a CPU) / run, in 1/1000 (see experiment.c). */
 	unsigned hit_scale;
-	uint64_t last_run_ns;		/* last seen running: a sample, a wake-up */
+	/*
+	 * Last seen running (samples, wake-ups), newest first.  More than
+	 * one: a sample taken after a wake-up may be read before it.
+	 */
+# define TCB_RUN_HISTORY	4
+	uint64_t ran_ns[TCB_RUN_HISTORY];
 	uint64_t ss_run, ss_wait, ss_hits;	/* at the last look */
+	/* User CPU time one of its samples stands for, in 1/1000 of the period. */
+	unsigned sample_scale;
+	uint64_t cal_utime, cal_samples, cal_next_ns;	/* since the first look */
 	struct procfs_task pf;		/* its /proc files, kept open */
 	struct tcb *hnext;		/* hash chain */
 	struct tcb *prev, *next;	/* list of all tcbs */

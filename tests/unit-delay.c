@@ -79,15 +79,25 @@ test_wake(void)
 	CHECK(delay_wake(&g, &joiner, 6 * MS, 0, 0) == 0, "a waker behind gives nothing");
 	CHECK(delay_wake(&g, &joiner, 6 * MS, 10 * MS, 0) == MS, "capped at G");
 	CHECK(delay_owed(&g, &joiner) == 0, "caught up");
-	/* Debt from before it blocked stays owed: only the time asleep is credited. */
+	/*
+	 * Debt from before it blocked is credited up to the time it slept:
+	 * paying it first would only have moved the block later.
+	 */
 	{
-		struct delay_thread w = { 0 };		/* local 0, G is 2 ms */
+		struct delay_thread w = { 0 }, v = { 0 }, u = { 0 };	/* local 0, G is 2 ms */
 
 		CHECK(delay_global_at(&g, 2 * MS) == MS && delay_global_at(&g, 6 * MS) == 2 * MS,
 		      "G's history");
-		/* Blocked at 2 ms (G 1 ms), woken at 6 ms by a thread at G (2 ms). */
-		CHECK(delay_wake(&g, &w, 6 * MS, 2 * MS, 2 * MS) == MS, "credit of the sleep only");
-		CHECK(delay_owed(&g, &w) == MS, "the debt from before the sleep stays");
+		/* Blocked at 2 ms (G 1 ms) owing 1 ms, woken at 6 ms by a thread at G. */
+		CHECK(delay_wake(&g, &w, 6 * MS, 2 * MS, 2 * MS) == 2 * MS,
+		      "the sleep and the debt it hid");
+		CHECK(delay_owed(&g, &w) == 0, "caught up");
+		/* Asleep for half of its debt (woken by a thread at G then, 1 ms): half stays owed. */
+		CHECK(delay_wake(&g, &v, 2 * MS + MS / 2, MS, 2 * MS) == MS / 2,
+		      "debt hidden only as long as the sleep");
+		CHECK(delay_owed(&g, &v) == MS + MS / 2, "the rest stays");
+		/* A waker behind gives no more than its own local. */
+		CHECK(delay_wake(&g, &u, 6 * MS, MS / 4, 2 * MS) == MS / 4, "capped by the waker");
 	}
 	/* The sleeper was woken by no one of ours: it owes everything. */
 	CHECK(delay_owed(&g, &sleeper) == 2 * MS, "outside wake-ups owe");

@@ -160,6 +160,26 @@ ring_watch_sync(struct session *s)
 	ring_watch.on = want;
 }
 
+/*
+ * The next tick: a period from now, give or take a quarter at random.  A
+ * periodic 1 ms tick could keep its phase against the 1 ms sampling
+ * timers and wake causaltop (at real-time priority) just before each
+ * sample on a CPU, stealing that CPU's samples from its thread, as the
+ * per-CPU timers did when they were started together (see stagger_cpus
+ * in sampler.c).
+ */
+static void
+tick_arm(struct loop_fd *l)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ULL;
+	uint64_t p = l->s->tick_ns;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	evloop_timer_arm(l->fd, p - p / 4 + x % (p / 2 + 1), 0);
+}
+
 static void
 on_tick(struct ev_handler *h, uint32_t events)
 {
@@ -175,16 +195,11 @@ on_tick(struct ev_handler *h, uint32_t events)
 	trace_probe_more(l->s);
 	probes_sync(l->s, false);
 	if (l->s->exp) {
-		uint64_t want;
-
 		exp_tick(l->s->exp, now);
 		ring_watch_sync(l->s);
-		want = exp_tick_ns(l->s->exp);
-		if (want != l->s->tick_ns) {
-			l->s->tick_ns = want;
-			evloop_timer_arm(l->fd, want, want);
-		}
+		l->s->tick_ns = exp_tick_ns(l->s->exp);
 	}
+	tick_arm(l);
 	/* Only the -v report shows it: no /proc walk per tick otherwise. */
 	if (l->s->opts.verbose) {
 		unsigned fds = procfs_self_fds();
@@ -595,7 +610,7 @@ main(int argc, char **argv)
 	else
 		trace_launch(&s);
 	s.tick_ns = TICK_NS;
-	evloop_timer_arm(tick_l.fd, TICK_NS, TICK_NS);
+	tick_arm(&tick_l);
 	if (dur_l.fd >= 0)
 		evloop_timer_arm(dur_l.fd, s.opts.duration_ns, 0);
 	if (rep_l.fd >= 0)

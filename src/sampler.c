@@ -94,8 +94,10 @@ fill_attr(const struct sampler *s, struct perf_event_attr *attr)
 	 * watches the per-CPU rings so that a hit is paid within tens of
 	 * microseconds, not at the next tick (sampler_poll_fds).
 	 */
-	if (s->cfg.mode == SAMPLER_CPU)
+	if (s->cfg.mode == SAMPLER_CPU) {
 		attr->wakeup_events = 1;
+		attr->disabled = 1;	/* enabled in turn: stagger_cpus */
+	}
 }
 
 static void
@@ -208,6 +210,31 @@ ring_open(struct sampler *s, pid_t pid, int cpu, void *owner, struct sampler_rin
 	return 0;
 }
 
+/*
+ * Start the per-CPU events a fraction of a period apart.  A cpu-clock
+ * event's timer keeps the phase it was started with; opened together,
+ * every CPU sampled at the same instant, and the wake-up that causaltop
+ * (at real-time priority) takes from one CPU's sample put it on another
+ * CPU just as that one sampled: its thread lost the sample.  Measured on
+ * gt-unequal, short branch pinned to CPU 1: 1,262-2,872 samples for 4.5 s
+ * of CPU time at 0%, 511-783 at 25%, against 4,700 by perf record -a.
+ */
+static void
+stagger_cpus(struct sampler *s, int ncpus)
+{
+	uint64_t gap = ncpus > 1 && s->cfg.event != SAMPLER_EV_CYCLES ?
+		       s->cfg.period_ns / (uint64_t) ncpus : 0;
+
+	for (struct sampler_ring *r = s->rings; r; r = r->next) {
+		ioctl(r->fd, PERF_EVENT_IOC_ENABLE, 0);
+		if (gap && r->next) {
+			struct timespec ts = { 0, (long) gap };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
 int
 sampler_new(struct sampler **out, const struct sampler_config *cfg,
 	    const struct sampler_ops *ops, void *ctx)
@@ -274,6 +301,7 @@ sampler_new(struct sampler **out, const struct sampler_config *cfg,
 				return err;
 			}
 		}
+		stagger_cpus(s, n);
 	}
 	snprintf(s->desc, sizeof(s->desc), "%s %s %.3f ms",
 		 s->cfg.mode == SAMPLER_CPU ? "cpu" : "thread",

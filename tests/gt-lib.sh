@@ -53,19 +53,41 @@ gt_real() {
 	real=$5 real_spread=${11}
 }
 
+# gt_verdict PRED LO HI REAL SPREAD: the bar is |pred - real| <= 0.05,
+# but both sides are estimates.  On a loaded machine a point estimate can
+# miss the bar by chance while the data agree with it, so a check fails
+# only when the prediction's 95% interval, widened by the real side's
+# noise (gt-real.sh's spread), stays clear of real +- 0.05: the data then
+# contradict the bar.  An estimate too imprecise to tell either way
+# (interval half-width or spread above 0.10) fails as such: a test that
+# cannot fail proves nothing.  Prints ok, ok-interval, FAIL or IMPRECISE.
+gt_verdict() {
+	awk -v p="$1" -v lo="$2" -v hi="$3" -v r="$4" -v sp="$5" 'BEGIN {
+		d = p - r
+		if (d <= 0.05 && d >= -0.05) { print "ok"; exit }
+		if ((hi - lo) / 2 > 0.10 || sp > 0.10) { print "IMPRECISE"; exit }
+		if (lo - sp <= r + 0.05 && hi + sp >= r - 0.05) print "ok-interval"
+		else print "FAIL"
+	}'
+}
+
 # gt_check PROG NAME PCT ITEMS [ARGS...]: prediction within 5 points of
-# reality.  The profiled run does ITEMS items (long enough for enough
-# experiments); the real runs keep the workload's default (short).
+# reality (gt_verdict).  The profiled run does ITEMS items (long enough
+# for enough experiments); the real runs keep the workload's default
+# (short).
 gt_check() {
 	_p=$1 _n=$2 _pct=$3 _items=$4
 	shift 4
 	gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@"
 	gt_real "$_p" "$_n" "$_pct" "$@"
-	_ok=$(awk -v p="$pred" -v r="$real" 'BEGIN { d = p - r; print (d <= 0.05 && d >= -0.05) ? "ok" : "FAIL" }')
+	_ok=$(gt_verdict "$pred" "$pred_lo" "$pred_hi" "$real" "$real_spread")
 	printf '%s %s %s%%: predicted %+.3f [%+.3f, %+.3f] (%s exps), real %+.3f (spread %.3f): %s\n' \
 		"$_p" "$_n" "$_pct" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" "$real_spread" "$_ok"
-	[ "$_ok" = ok ] || {
+	case $_ok in
+	ok | ok-interval) ;;
+	*)
 		grep -E '^(Experiments|Supervisor)' "$_p-$_n-$_pct.out" >&2
-		fail_ "$_p: speeding $_n by $_pct% predicted $pred, really $real: more than 5 points apart"
-	}
+		fail_ "$_p: speeding $_n by $_pct% predicted $pred [$pred_lo, $pred_hi], really $real (spread $real_spread): $_ok"
+		;;
+	esac
 }

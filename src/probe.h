@@ -139,6 +139,12 @@ void probe_thread_close(struct probe_set *ps, struct probe_thread *thread);
 /* Hits of probe i so far, over all threads, live and gone, all images. */
 uint64_t probe_count(struct probe_set *ps, unsigned i);
 
+/*
+ * True when hardware breakpoint events open here but never fire (some
+ * virtual machines): tested once, on a function of our own.
+ */
+bool probe_breakpoints_dead(void);
+
 unsigned probe_nprobes(const struct probe_set *ps);
 const char *probe_name(const struct probe_set *ps, unsigned i);
 enum probe_kind probe_kind_of(const struct probe_set *ps, unsigned i);

@@ -126,7 +126,7 @@ delay_local_at(const struct delay_thread *d, uint64_t t)
 
 uint64_t
 delay_wake(const struct delay_global *g, struct delay_thread *d, uint64_t t,
-	   uint64_t waker_local, uint64_t blocked)
+	   uint64_t waker_local, uint64_t blocked, uint64_t hide_max)
 {
 	uint64_t to = waker_local < g->global ? waker_local : g->global;
 	uint64_t at_block = delay_global_at(g, blocked);
@@ -143,7 +143,9 @@ delay_wake(const struct delay_global *g, struct delay_thread *d, uint64_t t,
 	 */
 	debt = at_block > d->local ? at_block - d->local : 0;
 	slept = t > blocked ? t - blocked : 0;
-	credit += debt < slept ? debt : slept;
+	if (debt > slept)
+		debt = slept;
+	credit += debt < hide_max ? debt : hide_max;
 	if (credit > to - d->local)
 		credit = to - d->local;
 	if (!credit)

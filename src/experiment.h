@@ -97,6 +97,8 @@ struct exp_summary {
 	uint64_t left_ns;	/* of the current experiment */
 	uint64_t len_ns;	/* current experiment length */
 	uint64_t wakes, wakes_credited, pauses, pauses_blocked;
+	/* Pauses' cost beyond their holds, credited (pause.h). */
+	uint64_t stop_lag_ns, restart_lag_ns;
 };
 void exp_summary(const struct exp_engine *, uint64_t now, struct exp_summary *);
 /* TICK period wanted now: short while experiments run. */

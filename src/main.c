@@ -442,9 +442,11 @@ write_report(struct session *s)
 		exp_summary(s->exp, now_ns(), &sm);
 		printf("Experiments: %u (%u baselines), delay inserted %.3f s; wake-ups %s: "
 		       "%" PRIu64 " between traced threads, %" PRIu64 " credited; "
-		       "pauses %" PRIu64 " held, %" PRIu64 " found blocked\n",
+		       "pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
+		       "%.1f ms restarting), %" PRIu64 " found blocked\n",
 		       sm.done, sm.baselines, sm.delay_ns / 1e9, s->wake_mode, sm.wakes,
-		       sm.wakes_credited, sm.pauses, sm.pauses_blocked);
+		       sm.wakes_credited, sm.pauses, sm.stop_lag_ns / 1e6,
+		       sm.restart_lag_ns / 1e6, sm.pauses_blocked);
 	}
 	print_causal(s, stdout);
 	if (s->exp) {

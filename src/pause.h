@@ -30,6 +30,11 @@ struct pause_stats {
 	uint64_t requested_ns;	/* sum asked for, of those held */
 	uint64_t held_ns;	/* sum really held */
 	uint64_t max_late_ns;	/* worst (held - requested) */
+	/* Beyond the hold: stopped before we saw it, and waiting for a CPU
+	   after the restart (both paid by the thread, both credited). */
+	uint64_t stop_lag_ns, restart_lag_ns;
+	uint64_t settled;	/* pauses whose restart cost was measured */
+	uint64_t restart_measured_ns;	/* the sum of those */
 };
 
 struct pauser;
@@ -56,7 +61,13 @@ bool pause_on_stop(struct pauser *, struct tcb *, uint64_t now);
 void pause_extend(struct pauser *, struct tcb *, uint64_t owed, uint64_t now);
 /* t dies or is being detached: forget its pause (it is not restarted). */
 void pause_forget(struct pauser *, struct tcb *);
-/* Restart every held thread now (end of an experiment, detach). */
+/*
+ * Credit the restarted threads that have run since with what their
+ * restart cost them beyond the hold (pause.c): on every tick.
+ */
+void pause_settle(struct pauser *, uint64_t now);
+/* Restart every held thread now (end of an experiment, detach); the
+   restart waits still to be measured are forgotten. */
 void pause_release_all(struct pauser *);
 /* Threads held or with an interrupt in flight. */
 unsigned pause_busy(const struct pauser *);

@@ -151,16 +151,18 @@ procfs_task_utime(struct procfs_task *pt, pid_t tgid, pid_t tid, uint64_t *ns)
 
 bool
 procfs_task_schedstat(struct procfs_task *pt, pid_t tgid, pid_t tid, uint64_t *run_ns,
-		      uint64_t *wait_ns)
+		      uint64_t *wait_ns, uint64_t *slices)
 {
 	char buf[128];
-	uint64_t run, wait;
+	uint64_t run, wait, n;
 
 	if (task_read(pt, &pt->schedstat_fd, "schedstat", tgid, tid, buf, sizeof(buf)) < 0 ||
-	    sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &wait) != 2)
+	    sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &run, &wait, &n) != 3)
 		return false;
 	*run_ns = run;
 	*wait_ns = wait;
+	if (slices)
+		*slices = n;
 	return true;
 }
 

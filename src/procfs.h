@@ -39,10 +39,11 @@ char procfs_task_state(struct procfs_task *, pid_t tgid, pid_t tid);
 bool procfs_task_utime(struct procfs_task *, pid_t tgid, pid_t tid, uint64_t *ns);
 /*
  * From schedstat: CPU time run and time spent runnable waiting for a
- * CPU, in ns.  False when the thread is gone.
+ * CPU, in ns, and (slices, may be NULL) how many times it got a CPU.
+ * False when the thread is gone.
  */
 bool procfs_task_schedstat(struct procfs_task *, pid_t tgid, pid_t tid,
-			   uint64_t *run_ns, uint64_t *wait_ns);
+			   uint64_t *run_ns, uint64_t *wait_ns, uint64_t *slices);
 void procfs_task_close(struct procfs_task *);
 /* Thread name into buf (16 bytes); "?" when gone. */
 void procfs_comm(pid_t tid, char buf[16]);

@@ -70,6 +70,8 @@ struct tcb {
 	uint64_t pause_req_ns;		/* when the pause was asked for, then
 					   when it began (the stop) */
 	uint64_t pause_until_ns;	/* when to restart it */
+	/* At the PTRACE_INTERRUPT: when, and schedstat's run and wait. */
+	uint64_t pause_ask_ns, pause_run0, pause_wait0;
 	/* Its hits weigh (run + wait for a CPU) / run, in 1/1000 (see experiment.c). */
 	unsigned hit_scale;
 	/*
@@ -78,6 +80,8 @@ struct tcb {
 	 */
 # define TCB_RUN_HISTORY	4
 	uint64_t ran_ns[TCB_RUN_HISTORY];
+	pid_t woken_by;			/* by its last wake-up (0: none seen) */
+	uint64_t paid_at_wake;		/* delay.paid_ns then */
 	uint64_t ss_run, ss_wait, ss_hits;	/* at the last look */
 	/* User CPU time one of its samples stands for, in 1/1000 of the period. */
 	unsigned sample_scale;

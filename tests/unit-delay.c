@@ -72,12 +72,12 @@ test_wake(void)
 	delay_hit(&g, &hitter, 1 * MS, MS);
 	delay_hit(&g, &hitter, 5 * MS, MS);
 	/* Woken at 3 ms by the hitter: gets what it had then, not later hits. */
-	CHECK(delay_wake(&g, &joiner, 3 * MS, delay_local_at(&hitter, 3 * MS), 0) == MS,
+	CHECK(delay_wake(&g, &joiner, 3 * MS, delay_local_at(&hitter, 3 * MS), 0, UINT64_MAX) == MS,
 	      "credit of the waker's local at the wake-up");
 	CHECK(delay_owed(&g, &joiner) == MS, "still owes the later hit");
 	/* Never backwards, never beyond G. */
-	CHECK(delay_wake(&g, &joiner, 6 * MS, 0, 0) == 0, "a waker behind gives nothing");
-	CHECK(delay_wake(&g, &joiner, 6 * MS, 10 * MS, 0) == MS, "capped at G");
+	CHECK(delay_wake(&g, &joiner, 6 * MS, 0, 0, UINT64_MAX) == 0, "a waker behind gives nothing");
+	CHECK(delay_wake(&g, &joiner, 6 * MS, 10 * MS, 0, UINT64_MAX) == MS, "capped at G");
 	CHECK(delay_owed(&g, &joiner) == 0, "caught up");
 	/*
 	 * Debt from before it blocked is credited up to the time it slept:
@@ -89,15 +89,28 @@ test_wake(void)
 		CHECK(delay_global_at(&g, 2 * MS) == MS && delay_global_at(&g, 6 * MS) == 2 * MS,
 		      "G's history");
 		/* Blocked at 2 ms (G 1 ms) owing 1 ms, woken at 6 ms by a thread at G. */
-		CHECK(delay_wake(&g, &w, 6 * MS, 2 * MS, 2 * MS) == 2 * MS,
+		CHECK(delay_wake(&g, &w, 6 * MS, 2 * MS, 2 * MS, UINT64_MAX) == 2 * MS,
 		      "the sleep and the debt it hid");
 		CHECK(delay_owed(&g, &w) == 0, "caught up");
 		/* Asleep for half of its debt (woken by a thread at G then, 1 ms): half stays owed. */
-		CHECK(delay_wake(&g, &v, 2 * MS + MS / 2, MS, 2 * MS) == MS / 2,
+		CHECK(delay_wake(&g, &v, 2 * MS + MS / 2, MS, 2 * MS, UINT64_MAX) == MS / 2,
 		      "debt hidden only as long as the sleep");
 		CHECK(delay_owed(&g, &v) == MS + MS / 2, "the rest stays");
 		/* A waker behind gives no more than its own local. */
-		CHECK(delay_wake(&g, &u, 6 * MS, MS / 4, 2 * MS) == MS / 4, "capped by the waker");
+		CHECK(delay_wake(&g, &u, 6 * MS, MS / 4, 2 * MS, UINT64_MAX) == MS / 4, "capped by the waker");
+	}
+	/*
+	 * Woken by a thread that runs because this one woke it: the wait
+	 * hid only what that thread paid since (experiment.c).
+	 */
+	{
+		struct delay_thread w = { 0 }, v = { 0 };
+
+		CHECK(delay_wake(&g, &w, 6 * MS, 2 * MS, 2 * MS, 0) == MS,
+		      "no debt hidden behind a wait for its own wakee");
+		CHECK(delay_owed(&g, &w) == MS, "the debt stays owed");
+		CHECK(delay_wake(&g, &v, 6 * MS, 2 * MS, 2 * MS, MS / 4) == MS + MS / 4,
+		      "as much as the wakee paid");
 	}
 	/* The sleeper was woken by no one of ours: it owes everything. */
 	CHECK(delay_owed(&g, &sleeper) == 2 * MS, "outside wake-ups owe");

@@ -82,7 +82,6 @@ rearm(struct pauser *pz)
 		if ((t->flags & TCB_PAUSED) && (!first || t->pause_until_ns < first))
 			first = t->pause_until_ns;
 	}
-
 	if (first == pz->armed)
 		return;
 	pz->armed = first;

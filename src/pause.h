@@ -30,7 +30,7 @@ struct pause_stats {
 	uint64_t requested_ns;	/* sum asked for, of those held */
 	uint64_t held_ns;	/* sum really held */
 	uint64_t max_late_ns;	/* worst (held - requested) */
-	/* Beyond the hold: stopped before we saw it, and waiting for a CPU
+	/* Beyond the hold: stopped before we saw it, and not yet running
 	   after the restart (both paid by the thread, both credited). */
 	uint64_t stop_lag_ns, restart_lag_ns;
 	uint64_t settled;	/* pauses whose restart cost was measured */

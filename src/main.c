@@ -270,11 +270,9 @@ make_probes(struct session *s)
 	if (bad)
 		exit(CT_EXIT_USAGE);
 	if (o->probe_mode == PROBE_BREAKPOINT && probe_breakpoints_dead())
-		error_msg_and_die(CT_EXIT_PERF, "--probe-mode=breakpoint: hardware "
-				  "breakpoint events open but never fire on this "
-				  "machine (a virtual machine without debug "
-				  "registers?); --probe-mode=auto or uprobe counts "
-				  "with uprobes");
+		error_msg_and_die(CT_EXIT_PERF, "--probe-mode=breakpoint: %s; "
+				  "--probe-mode=auto or uprobe counts with uprobes",
+				  probe_bp_dead_msg);
 }
 
 /*

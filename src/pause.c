@@ -175,13 +175,19 @@ settle_one(struct pauser *pz, size_t i, uint64_t now)
 }
 
 static void
-settle_forget(struct pauser *pz, const struct tcb *t)
+settle_remove(struct pauser *pz, size_t i)
+{
+	pz->settling[i] = pz->settling[--pz->nsettle];
+}
+
+/* t's entry, or -1. */
+static ssize_t
+settle_find(const struct pauser *pz, const struct tcb *t)
 {
 	for (size_t i = 0; i < pz->nsettle; i++)
-		if (pz->settling[i].t == t) {
-			pz->settling[i] = pz->settling[--pz->nsettle];
-			return;
-		}
+		if (pz->settling[i].t == t)
+			return (ssize_t) i;
+	return -1;
 }
 
 void
@@ -189,7 +195,7 @@ pause_settle(struct pauser *pz, uint64_t now)
 {
 	for (size_t i = 0; i < pz->nsettle;) {
 		if (settle_one(pz, i, now)) {
-			pz->settling[i] = pz->settling[--pz->nsettle];
+			settle_remove(pz, i);
 			continue;
 		}
 		i++;
@@ -270,17 +276,17 @@ pause_free(struct pauser *pz)
 bool
 pause_request(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 {
+	ssize_t i;
+
 	if (t->flags & (TCB_STARTUP | TCB_STOPPED | TCB_GROUP_STOP | TCB_DETACH_NEXT |
 			TCB_EXITING | TCB_PAUSE_PENDING | TCB_PAUSED))
 		return false;
 	/* A restart wait not measured yet: now or never (the new stop
 	   would stand its schedstat still). */
-	for (size_t i = 0; i < pz->nsettle; i++)
-		if (pz->settling[i].t == t) {
-			settle_one(pz, i, now);
-			pz->settling[i] = pz->settling[--pz->nsettle];
-			break;
-		}
+	if ((i = settle_find(pz, t)) >= 0) {
+		settle_one(pz, (size_t) i, now);
+		settle_remove(pz, (size_t) i);
+	}
 	t->pause_ask_ns = now_ns();
 	if (!schedstat(t, &t->pause_run0, &t->pause_wait0, NULL))
 		t->pause_ask_ns = 0;
@@ -431,8 +437,11 @@ pause_extend(struct pauser *pz, struct tcb *t, uint64_t owed, uint64_t now)
 void
 pause_forget(struct pauser *pz, struct tcb *t)
 {
+	ssize_t s;
+
 	t->flags &= ~(TCB_PAUSE_PENDING | TCB_PAUSED);
-	settle_forget(pz, t);
+	if ((s = settle_find(pz, t)) >= 0)
+		settle_remove(pz, (size_t) s);
 	for (size_t i = 0; i < pz->n; i++)
 		if (pz->held[i] == t) {
 			unlist(pz, i);

@@ -24,6 +24,8 @@
 enum { PROBE_ENOTSUPP = 524 };
 /* Ours: breakpoints open here but never fire (probe_breakpoints_dead). */
 enum { PROBE_EBPDEAD = 4096 };
+const char probe_bp_dead_msg[] = "hardware breakpoint events open but never fire "
+				 "on this machine (a virtual machine without debug registers?)";
 
 static const char probe_deleted_suffix[] = " (deleted)";
 static const char probe_uprobe_type_path[] =
@@ -1089,9 +1091,8 @@ probe_explain(const struct probe *p, pid_t tid, const char *mech, int err)
 	errno = err;
 	if (err == PROBE_EBPDEAD)
 		error_msg("cannot count progress point '%s' at %s on thread %d "
-			  "with a breakpoint: breakpoint events open but never "
-			  "fire on this machine (a virtual machine without "
-			  "debug registers?)%s", p->name, p->where, (int) tid,
+			  "with a breakpoint: %s%s", p->name, p->where, (int) tid,
+			  probe_bp_dead_msg,
 			  p->bp_only ? "" : "; --probe-mode=uprobe counts it");
 	else if (err == PROBE_ENOTSUPP)
 		error_msg("cannot count progress point '%s' at %s on thread %d "
@@ -1229,11 +1230,11 @@ probe_open_counter(struct probe_set *ps, struct probe *p, pid_t tid, int *fd)
 
 	if (ps->mode == PROBE_BREAKPOINT || p->bp_only ||
 	    (ps->mode == PROBE_AUTO && !p->want_uprobe && !ps->bp_unsupported)) {
-		*fd = probe_open_bp(p, tid);
-		if (*fd >= 0 && probe_breakpoints_dead()) {
-			close(*fd);
+		if (probe_breakpoints_dead()) {
 			*fd = -1;
 			errno = PROBE_EBPDEAD;
+		} else {
+			*fd = probe_open_bp(p, tid);
 		}
 		if (*fd >= 0) {
 			p->used_bp = true;
@@ -1256,10 +1257,8 @@ probe_open_counter(struct probe_set *ps, struct probe *p, pid_t tid, int *fd)
 				  p->name, (int) tid);
 		} else if (err == PROBE_EBPDEAD) {
 			ps->bp_unsupported = true;
-			error_msg("warning: hardware breakpoint events open but "
-				  "never fire on this machine (a virtual machine "
-				  "without debug registers?); counting progress "
-				  "points with uprobes, which cost more per hit");
+			error_msg("warning: %s; counting progress points with "
+				  "uprobes, which cost more per hit", probe_bp_dead_msg);
 		} else {
 			ps->bp_unsupported = true;
 			errno = err;

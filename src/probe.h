@@ -144,6 +144,8 @@ uint64_t probe_count(struct probe_set *ps, unsigned i);
  * virtual machines): tested once, on a function of our own.
  */
 bool probe_breakpoints_dead(void);
+/* Why, in words, for messages. */
+extern const char probe_bp_dead_msg[];
 
 unsigned probe_nprobes(const struct probe_set *ps);
 const char *probe_name(const struct probe_set *ps, unsigned i);

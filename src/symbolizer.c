@@ -637,6 +637,16 @@ sym_resolve(struct sym_proc *sp, Dwfl_Module *mod, uint64_t pc,
 
 	loc->func = sym_func(sp, mod, m, pc);
 	loc->line = NULL;
+	/*
+	 * Out of scope, a line is never used (samples, hits and views all
+	 * want in-scope ones): no DWARF is loaded for it.  libc's, from
+	 * libc6-dbg, took the supervisor 100 ms at the first samples, on
+	 * the target's CPU.
+	 */
+	if (!m->in_scope) {
+		loc->in_scope = false;
+		return;
+	}
 	dl = dwfl_module_getsrc(mod, pc);
 	if (dl) {
 		file = dwfl_lineinfo(dl, NULL, &lineno, NULL, NULL, NULL);

@@ -562,7 +562,7 @@ test_dlopen(struct sym_proc *sp, const char *dir, char **dl_path)
 		.what = "dlopen'ed library, marked line",
 		.func = "symtest_dlopen_mark",
 		.file = SYMTEST_DLOPEN_SRC,
-		.in_scope = false,
+		.in_scope = true,
 	};
 	uint64_t refreshes, hits, t0;
 	char *path = xstrfmt("%s/%s", dir, SYMTEST_DLOPEN_LIB);
@@ -771,6 +771,7 @@ test_mmap_neighbour(struct sym_proc *sp, symtest_mark_fn mark,
 		.func = func,
 		.dso = path,
 		.file = src,
+		.in_scope = true,
 	};
 	size_t len;
 	void *copy;
@@ -941,28 +942,31 @@ test_scopes(struct lines_table *lines, const char *shared_path, const char *dl_p
 		const char *what;
 		const char *binary[3];
 		const char *source[2];
-		bool main, shared, dl;
+		bool main, shared, dl;		/* in scope */
+		bool main_b, shared_b, dl_b;	/* its module in the binary scope */
 	} cases[] = {
+		{ "default (-b MAIN)", { "MAIN" }, { NULL },
+		  true, false, false, true, false, false },
 		{ "-b " SYMTEST_SHARED_LIB, { SYMTEST_SHARED_LIB },
-		  { NULL }, false, true, false },
+		  { NULL }, false, true, false, false, true, false },
 		{ "-b MAIN -b %symtest-dl%", { "MAIN", "%symtest-dl%" },
-		  { NULL }, true, false, true },
+		  { NULL }, true, false, true, true, false, true },
 		{ "-b <full path of shared lib>", { shared_path },
-		  { NULL }, false, true, false },
+		  { NULL }, false, true, false, false, true, false },
 		{ "-b /*/libsymtest-* (glob on the path)", { "/*/libsymtest-*" },
-		  { NULL }, false, true, true },
+		  { NULL }, false, true, true, false, true, true },
 		{ "-b libsymtest (no glob, no match)", { "libsymtest" },
-		  { NULL }, false, false, false },
+		  { NULL }, false, false, false, false, false, false },
 		{ "-b MAIN -b libsymtest-% -s %-shared.c",
 		  { "MAIN", "libsymtest-%" }, { "%-shared.c" },
-		  !has_lines, true, false },
+		  !has_lines, true, false, true, true, true },
 		{ "-b MAIN -s " SYMTEST_SRC, { "MAIN" }, { SYMTEST_SRC },
-		  true, false, false },
+		  true, false, false, true, false, false },
 		{ "-b % -s */tests/*", { "%" }, { "*/tests/*" },
-		  true, true, true },
+		  true, true, true, true, true, true },
 		{ "-b MAIN -b libsymtest-shared.so -s <source dir>/*.c",
 		  { "MAIN", "libsymtest-shared.so" }, { src_dir_glob },
-		  true, has_lines, false },
+		  true, has_lines, false, true, true, false },
 	};
 	void *dl = dlopen(dl_path, RTLD_NOW | RTLD_NOLOAD);
 	symtest_mark_fn dl_mark = NULL;
@@ -994,19 +998,24 @@ test_scopes(struct lines_table *lines, const char *shared_path, const char *dl_p
 		loc = sym_lookup(sp, (uintptr_t) main_mk.addr);
 		check(loc->in_scope == cases[i].main, "%s: main exe %s",
 		      cases[i].what, cases[i].main ? "in scope" : "out of scope");
-		check(loc->line == main_line,
-		      "%s: main exe line is the same interned ct_line",
-		      cases[i].what);
+		/* A module out of the binary scope gets no line: no DWARF read. */
+		check(loc->line == (cases[i].main_b ? main_line : NULL),
+		      "%s: main exe line is %s", cases[i].what,
+		      cases[i].main_b ? "the same interned ct_line" : "none");
 		loc = sym_lookup(sp, (uintptr_t) shared_mk.addr);
-		check(loc->in_scope == cases[i].shared && loc->line &&
-		      !strcmp(loc->func->dso, shared_path),
-		      "%s: shared library %s", cases[i].what,
-		      cases[i].shared ? "in scope" : "out of scope");
+		check(loc->in_scope == cases[i].shared && !loc->line == !cases[i].shared_b &&
+		      !strcmp(loc->func->dso, shared_path) &&
+		      !strcmp(loc->func->name, "symtest_shared_mark"),
+		      "%s: shared library %s, %s", cases[i].what,
+		      cases[i].shared ? "in scope" : "out of scope",
+		      cases[i].shared_b ? "with its line" : "its function only");
 		loc = sym_lookup(sp, (uintptr_t) dl_mk.addr);
-		check(loc->in_scope == cases[i].dl && loc->line &&
-		      !strcmp(loc->func->dso, dl_path),
-		      "%s: dlopen'ed library %s", cases[i].what,
-		      cases[i].dl ? "in scope" : "out of scope");
+		check(loc->in_scope == cases[i].dl && !loc->line == !cases[i].dl_b &&
+		      !strcmp(loc->func->dso, dl_path) &&
+		      !strcmp(loc->func->name, "symtest_dlopen_mark"),
+		      "%s: dlopen'ed library %s, %s", cases[i].what,
+		      cases[i].dl ? "in scope" : "out of scope",
+		      cases[i].dl_b ? "with its line" : "its function only");
 		sym_proc_free(sp);
 		scope_free(scope);
 	}
@@ -1044,12 +1053,15 @@ main(void)
 	check(!strcmp(base_name(shared_path), SYMTEST_SHARED_LIB),
 	      "linked against %s", shared_path);
 
+	/* The test libraries in scope too: only then are their lines read. */
+	scope_add_binary(scope, "MAIN");
+	scope_add_binary(scope, "libsymtest-%");
 	sp = sym_proc_new(getpid(), lines, scope);
 	if (!sp)
 		fatal("sym_proc_new(%d)", getpid());
 
 	test_main_exe(sp, exe, dir);
-	test_shared(sp, shared_path, false, "shared library, default scope");
+	test_shared(sp, shared_path, true, "shared library, -b libsymtest-%");
 	test_unknown(sp);
 	test_vdso(sp);
 	test_mmap_neighbour(sp, shared_mark, shared_path,

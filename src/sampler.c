@@ -247,9 +247,6 @@ sampler_new(struct sampler **out, const struct sampler_config *cfg,
 	s->ops = *ops;
 	s->ctx = ctx;
 	s->sample_type = CT_SAMPLE_TYPE;
-	if (!s->cfg.ring_pages)
-		s->cfg.ring_pages = 16;
-
 	/* Cycles where a PMU exists; this VM has none, so task-clock. */
 	if (cfg->event == SAMPLER_EV_AUTO) {
 		set_event(s, SAMPLER_EV_CYCLES);
@@ -278,6 +275,16 @@ sampler_new(struct sampler **out, const struct sampler_config *cfg,
 			s->cfg.mode = SAMPLER_CPU;
 		}
 	}
+
+	/*
+	 * A per-CPU ring takes every process's samples on its CPU, and
+	 * there are only as many as CPUs: larger.  With 16 pages, the
+	 * 10,000-thread test at 0.1 ms lost 599 samples (63 threads got
+	 * none) while another causaltop at real-time priority profiled 256
+	 * spinning threads; with two CPU-bound loops beside it, none.
+	 */
+	if (!s->cfg.ring_pages)
+		s->cfg.ring_pages = s->cfg.mode == SAMPLER_CPU ? 128 : 16;
 
 	if (s->cfg.mode == SAMPLER_THREAD) {
 		err = probe(s, self, -1);

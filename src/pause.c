@@ -27,7 +27,7 @@ struct pauser {
 	int timer;
 	struct tcb **held;		/* held or pending, unordered */
 	size_t n, cap;
-	uint64_t armed;			/* deadline the timer is armed for, 0: none */
+	uint64_t armed;			/* the timer fires by then; 0: not armed */
 	struct settle *settling;	/* restarted, restart wait not yet known */
 	size_t nsettle, settle_cap;
 	struct pause_stats st;
@@ -71,28 +71,23 @@ struct settle {
  */
 #define PAUSE_SETTLE_TRUST_NS 1000000ULL
 
+/*
+ * The timer is armed for the earliest hold's end, or earlier: a new hold
+ * re-arms it only if it ends sooner, and a hold that is extended or
+ * dropped leaves it to fire early, which costs one look.  With hundreds
+ * of threads held, a scan and a timerfd_settime on every stop did.
+ */
 static void
-rearm(struct pauser *pz)
+arm_for(struct pauser *pz, uint64_t deadline)
 {
-	uint64_t first = 0;
+	uint64_t now;
 
-	for (size_t i = 0; i < pz->n; i++) {
-		struct tcb *t = pz->held[i];
-
-		if ((t->flags & TCB_PAUSED) && (!first || t->pause_until_ns < first))
-			first = t->pause_until_ns;
-	}
-	if (first == pz->armed)
+	if (pz->armed && pz->armed <= deadline)
 		return;
-	pz->armed = first;
+	pz->armed = deadline;
+	now = now_ns();
 	/* A one-shot relative timer; 0 would disarm it, so at least 1 ns. */
-	if (first) {
-		uint64_t now = now_ns();
-
-		evloop_timer_arm(pz->timer, first > now ? first - now : 1, 0);
-	} else {
-		evloop_timer_arm(pz->timer, 0, 0);
-	}
+	evloop_timer_arm(pz->timer, deadline > now ? deadline - now : 1, 0);
 }
 
 static void list_add(struct pauser *, struct tcb *);
@@ -232,20 +227,29 @@ on_timer(struct ev_handler *h, uint32_t events)
 	struct pauser *pz = (struct pauser *) h;
 	uint64_t now = now_ns();
 
+	uint64_t next = 0;
+
 	evloop_timer_ack(pz->timer);
 	pz->armed = 0;
 	pause_settle(pz, now);
 	for (size_t i = 0; i < pz->n;) {
 		struct tcb *t = pz->held[i];
 
-		if ((t->flags & TCB_PAUSED) && t->pause_until_ns <= now + PAUSE_SLACK_NS) {
+		if (!(t->flags & TCB_PAUSED)) {
+			i++;
+			continue;
+		}
+		if (t->pause_until_ns <= now + PAUSE_SLACK_NS) {
 			unlist(pz, i);
 			resume(pz, t, now);
 			continue;
 		}
+		if (!next || t->pause_until_ns < next)
+			next = t->pause_until_ns;
 		i++;
 	}
-	rearm(pz);
+	if (next)
+		arm_for(pz, next);
 }
 
 struct pauser *
@@ -312,7 +316,7 @@ pause_hold(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 	t->pause_ask_ns = 0;	/* stopped already: no lag to measure */
 	list_add(pz, t);
 	pz->st.held++;
-	rearm(pz);
+	arm_for(pz, t->pause_until_ns);
 }
 
 static void
@@ -418,7 +422,7 @@ pause_on_stop(struct pauser *pz, struct tcb *t, uint64_t now)
 	t->pause_until_ns = now + (t->pause_until_ns - t->pause_req_ns);
 	t->pause_req_ns = now;
 	t->flags |= TCB_PAUSED;
-	rearm(pz);
+	arm_for(pz, t->pause_until_ns);
 	return true;
 }
 
@@ -427,11 +431,9 @@ pause_extend(struct pauser *pz, struct tcb *t, uint64_t owed, uint64_t now)
 {
 	uint64_t until = t->pause_req_ns + owed;
 
-	if (until <= t->pause_until_ns)
-		return;
-	t->pause_until_ns = until;
-	if (t->flags & TCB_PAUSED)
-		rearm(pz);
+	/* Later only: the timer, armed for the old end, looks again then. */
+	if (until > t->pause_until_ns)
+		t->pause_until_ns = until;
 }
 
 void
@@ -468,7 +470,6 @@ pause_release_all(struct pauser *pz)
 	}
 	/* The experiment is over: a credit now would count in the next. */
 	pz->nsettle = 0;
-	rearm(pz);
 }
 
 unsigned

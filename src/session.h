@@ -81,6 +81,7 @@ struct session {
 		uint64_t lost;		/* reported lost by the kernel */
 	} samples;
 	unsigned fds_at_start, fds_peak, fds_at_exit;
+	uint64_t fds_next_ns;		/* next look at the fds for their peak */
 };
 
 uint64_t now_ns(void);

@@ -204,8 +204,9 @@ on_tick(struct ev_handler *h, uint32_t events)
 	tick_arm(l);
 	/*
 	 * Only the -v report shows it, and only sampled: a walk of
-	 * /proc/self/fd (a perf fd per thread and more) on every 1 ms
-	 * tick took 45% of the supervisor's CPU with 256 threads.
+	 * /proc/self/fd (two /proc fds per thread, and more) on every
+	 * 1 ms tick was ~30% of the supervisor's samples in a perf
+	 * profile with 256 threads (bench/OPTIMIZATIONS.md).
 	 */
 	if (l->s->opts.verbose && now >= l->s->fds_next_ns) {
 		unsigned fds = procfs_self_fds();

@@ -225,9 +225,7 @@ static void
 on_timer(struct ev_handler *h, uint32_t events)
 {
 	struct pauser *pz = (struct pauser *) h;
-	uint64_t now = now_ns();
-
-	uint64_t next = 0;
+	uint64_t now = now_ns(), next = 0;
 
 	evloop_timer_ack(pz->timer);
 	pz->armed = 0;

@@ -20,8 +20,8 @@ burn(unsigned long n)
 
 /*
  * Iterations of burn() per second of CPU time on this machine: the
- * fastest of five rounds.  One round of 20 ms could run slow (a vCPU
- * taken by the host still counts as the thread's CPU time), and then
+ * fastest of five rounds.  One round of 20 ms could run slow (we think
+ * a vCPU taken by the host still counts as the thread's CPU time), and then
  * every burn was short: one run of the test found 3.3 samples a thread
  * where 6 were meant, and 46 threads with none.
  */

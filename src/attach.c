@@ -292,13 +292,16 @@ trace_attach(struct session *s)
 			if (tcb_lookup(tids[i]))
 				continue;
 			if (ptrace(PTRACE_SEIZE, tids[i], 0L, ptrace_options(s, false)) < 0) {
-				if (errno == ESRCH)
+				/* The /proc reads below may change errno. */
+				int err = errno;
+
+				if (err == ESRCH)
 					continue;	/* exited meanwhile */
 				/*
 				 * A leader gone with pthread_exit() stays a zombie
 				 * while its threads run: nothing to trace there.
 				 */
-				if (errno == EPERM && procfs_state(tids[i]) == 'Z')
+				if (err == EPERM && procfs_state(tids[i]) == 'Z')
 					continue;
 				/*
 				 * Created since we seized its creator: traced by
@@ -307,11 +310,12 @@ trace_attach(struct session *s)
 				 * signals.test failed once in CI ("already traced
 				 * by process N (causaltop)", N being us).
 				 */
-				if (errno == EPERM && procfs_tracer(tids[i]) == getpid())
+				if (err == EPERM && procfs_tracer(tids[i]) == getpid())
 					continue;
 				free(tids);
-				if (errno == EPERM)
+				if (err == EPERM)
 					diagnose_eperm(pid);
+				errno = err;
 				perror_msg_and_die(CT_EXIT_INTERNAL, "PTRACE_SEIZE %d", (int) tids[i]);
 			}
 			t = trace_new_thread(s, tids[i], p);

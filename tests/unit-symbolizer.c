@@ -926,6 +926,18 @@ test_vanishing(struct lines_table *lines, const struct scope *scope,
 	sym_proc_free(sp);
 }
 
+/* A library's marker under a scope: in scope or not, its line only if
+   its module is in the binary scope (no DWARF read otherwise). */
+static void
+check_lib(const struct sym_loc *loc, const char *what, const char *kind,
+	  const char *path, const char *func, bool in_scope, bool in_binary_scope)
+{
+	check(loc->in_scope == in_scope && !loc->line == !in_binary_scope &&
+	      !strcmp(loc->func->dso, path) && !strcmp(loc->func->name, func),
+	      "%s: %s %s, %s", what, kind, in_scope ? "in scope" : "out of scope",
+	      in_binary_scope ? "with its line" : "its function only");
+}
+
 /* The same process under other scopes. */
 static void
 test_scopes(struct lines_table *lines, const char *shared_path, const char *dl_path,
@@ -1002,20 +1014,12 @@ test_scopes(struct lines_table *lines, const char *shared_path, const char *dl_p
 		check(loc->line == (cases[i].main_b ? main_line : NULL),
 		      "%s: main exe line is %s", cases[i].what,
 		      cases[i].main_b ? "the same interned ct_line" : "none");
-		loc = sym_lookup(sp, (uintptr_t) shared_mk.addr);
-		check(loc->in_scope == cases[i].shared && !loc->line == !cases[i].shared_b &&
-		      !strcmp(loc->func->dso, shared_path) &&
-		      !strcmp(loc->func->name, "symtest_shared_mark"),
-		      "%s: shared library %s, %s", cases[i].what,
-		      cases[i].shared ? "in scope" : "out of scope",
-		      cases[i].shared_b ? "with its line" : "its function only");
-		loc = sym_lookup(sp, (uintptr_t) dl_mk.addr);
-		check(loc->in_scope == cases[i].dl && !loc->line == !cases[i].dl_b &&
-		      !strcmp(loc->func->dso, dl_path) &&
-		      !strcmp(loc->func->name, "symtest_dlopen_mark"),
-		      "%s: dlopen'ed library %s, %s", cases[i].what,
-		      cases[i].dl ? "in scope" : "out of scope",
-		      cases[i].dl_b ? "with its line" : "its function only");
+		check_lib(sym_lookup(sp, (uintptr_t) shared_mk.addr), cases[i].what,
+			  "shared library", shared_path, "symtest_shared_mark",
+			  cases[i].shared, cases[i].shared_b);
+		check_lib(sym_lookup(sp, (uintptr_t) dl_mk.addr), cases[i].what,
+			  "dlopen'ed library", dl_path, "symtest_dlopen_mark",
+			  cases[i].dl, cases[i].dl_b);
 		sym_proc_free(sp);
 		scope_free(scope);
 	}

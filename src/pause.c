@@ -11,6 +11,7 @@
 #include "error_prints.h"
 #include "evloop.h"
 #include "pause.h"
+#include "perf_sys.h"
 #include "procfs.h"
 #include "session.h"
 #include "tcb.h"
@@ -33,32 +34,42 @@ struct pauser {
 	struct pause_stats st;
 };
 
-/* A restarted thread and its schedstat at the restart. */
+/* A restarted thread: its schedstat and CPU time at the restart. */
 struct settle {
 	struct tcb *t;
-	uint64_t cont_ns, run, wait, slices;
+	uint64_t cont_ns, wait, slices, ran;
+	int clock;			/* t's pause_clock, handed over */
 };
 
 /*
- * A pause costs the thread more than the hold: it stops a little before
- * the supervisor sees the stop, and after PTRACE_CONT it waits to run.
+ * A pause costs the thread more than the hold: it stops before the
+ * supervisor sees the stop, and after PTRACE_CONT it waits to run.
  * Left uncredited, that cost makes a paused thread owe too much, which
  * lowers every prediction where it is on the critical path.  Both parts
- * are measured from the thread's schedstat (run, wait for a CPU, times
- * it got one):
- *  - the stop: the time since the request that it neither ran nor
- *    waited, beyond the hold;
- *  - the restart: what passed from PTRACE_CONT to the look after its
+ * are measured from the thread's CPU time, counted by a task-clock
+ * counter opened at the request (pause_clock), and its schedstat (wait
+ * for a CPU, times it got one):
+ *  - the stop: the time since the request that it did not wait for a
+ *    CPU, beyond the hold.  Its run since the request counts as lost:
+ *    it is mostly the kernel's stop path, not the thread's work.  A
+ *    watcher thread paused from the other vCPU here (pausetarget) ran
+ *    ~90 us of its CPU time inside each pause's gap, and went on with
+ *    its own work for only ~25 us after the PTRACE_INTERRUPT;
+ *  - the restart: what passed from PTRACE_CONT to a look during its
  *    first run, minus that run.  Waiting on a run queue shows in
  *    schedstat, but not the wake-up of an idle vCPU: the kernel queues
  *    the thread on the idle CPU only once that CPU has woken to take
- *    the IPI.  Seen here (2 vCPUs, Firecracker), pausetarget 4 at 50%:
- *    1,787 pauses held 0.88 s in all, the watcher saw 1.24 s of gaps
- *    (some of them our own preemptions); schedstat's wait accounted
- *    for 8 us a pause, this measure for 60-85 us.  A thread that got a
- *    CPU more than once by the look (it was preempted or blocked: the
- *    rest is not restart cost) is credited the mean restart cost of
+ *    the IPI.  A thread that got a CPU more than once by the look, or
+ *    is not running at the look (it was preempted or has blocked: the
+ *    rest is not restart cost), is credited the mean restart cost of
  *    the pauses measured so far.
+ * The counter, not schedstat's run time: that of a running thread is
+ * brought up to date only at scheduler ticks (4 ms at HZ=250), so the
+ * time since its last tick counted as restart (gt-sleep: 325 us a
+ * pause, where the counter sees 40-90).
+ * Not credited: the kernel's part of the first run after the restart,
+ * and the supervisor's own run on the thread's CPU before the request
+ * (~110 us a pause when they share one: doc/design.md).
  * Anything larger than PAUSE_LAG_MAX_NS is a measurement gone wrong.
  */
 #define PAUSE_LAG_MAX_NS 2000000ULL
@@ -104,34 +115,53 @@ schedstat(struct tcb *t, uint64_t *run, uint64_t *wait, uint64_t *slices)
 	return procfs_task_schedstat(&t->pf, t->proc->tgid, t->tid, run, wait, slices);
 }
 
-/* How long before now t really stopped: its stop lag, 0 if unknown. */
+static void
+clock_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/*
+ * What t lost before the hold: its stop lag, 0 if unknown.  Sets *ran
+ * (its CPU time since the request, from which the restart's run is
+ * told), *wait and *slices.
+ */
 static uint64_t
-stop_lag(struct tcb *t, uint64_t now, uint64_t held, uint64_t *run, uint64_t *wait,
+stop_lag(struct tcb *t, uint64_t now, uint64_t held, uint64_t *ran, uint64_t *wait,
 	 uint64_t *slices)
 {
-	uint64_t busy, stopped;
+	uint64_t waited, stopped;
 
-	if (!t->pause_ask_ns || !schedstat(t, run, wait, slices) || *run < t->pause_run0 ||
+	if (!t->pause_ask_ns || t->pause_clock < 0 || !schedstat(t, NULL, wait, slices) ||
 	    *wait < t->pause_wait0)
 		return 0;
-	busy = (*run - t->pause_run0) + (*wait - t->pause_wait0);
-	if (now < t->pause_ask_ns + busy)
+	/* Stopped, it counts no more. */
+	*ran = perf_sys_count(t->pause_clock);
+	waited = *wait - t->pause_wait0;
+	if (now < t->pause_ask_ns + waited)
 		return 0;
-	stopped = now - t->pause_ask_ns - busy;
+	stopped = now - t->pause_ask_ns - waited;
 	if (stopped <= held || stopped - held > PAUSE_LAG_MAX_NS)
 		return 0;
 	return stopped - held;
 }
 
+/* Takes t's clock over. */
 static void
-settle_add(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t run, uint64_t wait,
+settle_add(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t ran, uint64_t wait,
 	   uint64_t slices)
 {
 	if (pz->nsettle == pz->settle_cap) {
 		pz->settle_cap = pz->settle_cap ? 2 * pz->settle_cap : 16;
 		pz->settling = xrealloc(pz->settling, pz->settle_cap * sizeof(*pz->settling));
 	}
-	pz->settling[pz->nsettle++] = (struct settle) { t, now, run, wait, slices };
+	pz->settling[pz->nsettle++] = (struct settle) {
+		.t = t, .cont_ns = now, .wait = wait, .slices = slices, .ran = ran,
+		.clock = t->pause_clock,
+	};
+	t->pause_clock = -1;
 }
 
 /* Entry i: credit its restart cost if it has run since; true when done. */
@@ -139,17 +169,21 @@ static bool
 settle_one(struct pauser *pz, size_t i, uint64_t now)
 {
 	struct settle *e = &pz->settling[i];
-	uint64_t run, wait, slices, lag, since = now - e->cont_ns;
+	uint64_t ran, wait, slices, lag, since = now - e->cont_ns;
 
-	if (!schedstat(e->t, &run, &wait, &slices) || wait < e->wait || run < e->run ||
-	    slices < e->slices)
+	if (!schedstat(e->t, NULL, &wait, &slices) || wait < e->wait || slices < e->slices)
 		return true;
-	if (run == e->run)
+	ran = perf_sys_count(e->clock);
+	if (ran < e->ran)
+		return true;
+	ran -= e->ran;
+	if (!ran && slices == e->slices)
 		return since > PAUSE_SETTLE_MAX_NS;
-	if (slices == e->slices + 1 && since <= PAUSE_SETTLE_TRUST_NS &&
-	    since >= (run - e->run) + (wait - e->wait)) {
-		/* On a CPU once, and since: all but its run was the restart. */
-		lag = since - (run - e->run);
+	if (ran && slices == e->slices + 1 && since <= PAUSE_SETTLE_TRUST_NS &&
+	    since >= ran + (wait - e->wait) &&
+	    procfs_task_state(&e->t->pf, e->t->proc->tgid, e->t->tid) == 'R') {
+		/* On a CPU once, and still: all but its run was the restart. */
+		lag = since - ran;
 		if (lag > PAUSE_LAG_MAX_NS)
 			return true;
 		pz->st.restart_measured_ns += lag;
@@ -172,7 +206,15 @@ settle_one(struct pauser *pz, size_t i, uint64_t now)
 static void
 settle_remove(struct pauser *pz, size_t i)
 {
+	clock_close(&pz->settling[i].clock);
 	pz->settling[i] = pz->settling[--pz->nsettle];
+}
+
+static void
+settle_clear(struct pauser *pz)
+{
+	while (pz->nsettle)
+		settle_remove(pz, pz->nsettle - 1);
 }
 
 /* t's entry, or -1. */
@@ -202,17 +244,18 @@ resume(struct pauser *pz, struct tcb *t, uint64_t now)
 {
 	uint64_t got = now - t->pause_req_ns;
 	uint64_t want = t->pause_until_ns - t->pause_req_ns;
-	uint64_t run = 0, wait = 0, slices = 0, lag;
+	uint64_t ran = 0, wait = 0, slices = 0, lag;
 
-	/* Stopped, its schedstat stands still: read it before the restart. */
-	lag = stop_lag(t, now, got, &run, &wait, &slices);
+	/* Stopped, its counts stand still: read them before the restart. */
+	lag = stop_lag(t, now, got, &ran, &wait, &slices);
+	if (t->pause_ask_ns && t->pause_clock >= 0 && slices)
+		settle_add(pz, t, now, ran, wait, slices);
+	clock_close(&t->pause_clock);
 	t->flags &= ~(TCB_PAUSED | TCB_STOPPED);
 	if (ptrace(PTRACE_CONT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
 		perror_msg("ptrace(CONT, %d)", (int) t->tid);
 	delay_paid(pz->g, &t->delay, now, got + lag);
 	pz->st.stop_lag_ns += lag;
-	if (t->pause_ask_ns && (run || wait))
-		settle_add(pz, t, now, run, wait, slices);
 	pz->st.held_ns += got;
 	pz->st.requested_ns += want;
 	if (got > want && got - want > pz->st.max_late_ns)
@@ -270,6 +313,7 @@ pause_free(struct pauser *pz)
 		return;
 	evloop_del(pz->s->ev, pz->timer);
 	close(pz->timer);
+	settle_clear(pz);
 	free(pz->settling);
 	free(pz->held);
 	free(pz);
@@ -289,12 +333,16 @@ pause_request(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 		settle_one(pz, (size_t) i, now);
 		settle_remove(pz, (size_t) i);
 	}
+	/* The clock first: it must count all the run after the ask. */
+	clock_close(&t->pause_clock);
+	t->pause_clock = perf_sys_task_clock(t->tid);
 	t->pause_ask_ns = now_ns();
-	if (!schedstat(t, &t->pause_run0, &t->pause_wait0, NULL))
+	if (!schedstat(t, NULL, &t->pause_wait0, NULL))
 		t->pause_ask_ns = 0;
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0) {
 		if (errno != ESRCH)
 			perror_msg("ptrace(INTERRUPT, %d)", (int) t->tid);
+		clock_close(&t->pause_clock);
 		return false;
 	}
 	t->flags |= TCB_PAUSE_PENDING;
@@ -312,6 +360,7 @@ pause_hold(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 	t->pause_req_ns = now;
 	t->pause_until_ns = now + ns;
 	t->pause_ask_ns = 0;	/* stopped already: no lag to measure */
+	clock_close(&t->pause_clock);
 	list_add(pz, t);
 	pz->st.held++;
 	arm_for(pz, t->pause_until_ns);
@@ -440,6 +489,7 @@ pause_forget(struct pauser *pz, struct tcb *t)
 	ssize_t s;
 
 	t->flags &= ~(TCB_PAUSE_PENDING | TCB_PAUSED);
+	clock_close(&t->pause_clock);
 	if ((s = settle_find(pz, t)) >= 0)
 		settle_remove(pz, (size_t) s);
 	for (size_t i = 0; i < pz->n; i++)
@@ -467,7 +517,7 @@ pause_release_all(struct pauser *pz)
 		i++;
 	}
 	/* The experiment is over: a credit now would count in the next. */
-	pz->nsettle = 0;
+	settle_clear(pz);
 }
 
 unsigned

@@ -159,7 +159,8 @@ procfs_task_schedstat(struct procfs_task *pt, pid_t tgid, pid_t tid, uint64_t *r
 	if (task_read(pt, &pt->schedstat_fd, "schedstat", tgid, tid, buf, sizeof(buf)) < 0 ||
 	    sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &run, &wait, &n) != 3)
 		return false;
-	*run_ns = run;
+	if (run_ns)
+		*run_ns = run;
 	*wait_ns = wait;
 	if (slices)
 		*slices = n;

@@ -38,9 +38,10 @@ char procfs_task_state(struct procfs_task *, pid_t tgid, pid_t tid);
 /* CPU time spent in user mode (stat's utime), in ns; false when gone. */
 bool procfs_task_utime(struct procfs_task *, pid_t tgid, pid_t tid, uint64_t *ns);
 /*
- * From schedstat: CPU time run and time spent runnable waiting for a
- * CPU, in ns, and (slices, may be NULL) how many times it got a CPU.
- * False when the thread is gone.
+ * From schedstat: CPU time run (run_ns may be NULL; a running thread's
+ * is brought up to date only at scheduler ticks) and time spent
+ * runnable waiting for a CPU, in ns, and (slices, may be NULL) how many
+ * times it got a CPU.  False when the thread is gone.
  */
 bool procfs_task_schedstat(struct procfs_task *, pid_t tgid, pid_t tid,
 			   uint64_t *run_ns, uint64_t *wait_ns, uint64_t *slices);

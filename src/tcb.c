@@ -1,6 +1,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tcb.h"
 #include "xmalloc.h"
 
@@ -59,6 +60,7 @@ tcb_new(pid_t tid, struct ctproc *proc)
 	t->proc = proc;
 	t->flags = TCB_STARTUP;
 	t->pf = (struct procfs_task) PROCFS_TASK_INIT;
+	t->pause_clock = -1;
 	proc->nthreads++;
 	hash_insert(t);
 	t->next = all_tcbs;
@@ -90,6 +92,8 @@ tcb_free(struct tcb *t)
 	t->proc->nthreads--;
 	t->stats->paid_ns = t->delay.paid_ns;
 	procfs_task_close(&t->pf);
+	if (t->pause_clock >= 0)
+		close(t->pause_clock);
 	free(t);
 }
 

@@ -70,8 +70,9 @@ struct tcb {
 	uint64_t pause_req_ns;		/* when the pause was asked for, then
 					   when it began (the stop) */
 	uint64_t pause_until_ns;	/* when to restart it */
-	/* At the PTRACE_INTERRUPT: when, and schedstat's run and wait. */
-	uint64_t pause_ask_ns, pause_run0, pause_wait0;
+	/* At the PTRACE_INTERRUPT: when, and schedstat's wait. */
+	uint64_t pause_ask_ns, pause_wait0;
+	int pause_clock;		/* its CPU time since then, or -1 */
 	/* Its hits weigh (run + wait for a CPU) / run, in 1/1000 (see experiment.c). */
 	unsigned hit_scale;
 	/*

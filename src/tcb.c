@@ -1,7 +1,6 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "tcb.h"
 #include "xmalloc.h"
 
@@ -92,8 +91,6 @@ tcb_free(struct tcb *t)
 	t->proc->nthreads--;
 	t->stats->paid_ns = t->delay.paid_ns;
 	procfs_task_close(&t->pf);
-	if (t->pause_clock >= 0)
-		close(t->pause_clock);
 	free(t);
 }
 

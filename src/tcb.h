@@ -72,7 +72,8 @@ struct tcb {
 	uint64_t pause_until_ns;	/* when to restart it */
 	/* At the PTRACE_INTERRUPT: when, and schedstat's wait. */
 	uint64_t pause_ask_ns, pause_wait0;
-	int pause_clock;		/* its CPU time since then, or -1 */
+	int pause_clock;		/* its CPU time since then, or -1;
+				   pause.c closes it */
 	/* Its hits weigh (run + wait for a CPU) / run, in 1/1000 (see experiment.c). */
 	unsigned hit_scale;
 	/*

@@ -447,12 +447,20 @@ write_report(struct session *s)
 
 		exp_summary(s->exp, now_ns(), &sm);
 		printf("Experiments: %u (%u baselines), delay inserted %.3f s; wake-ups %s: "
-		       "%" PRIu64 " between traced threads, %" PRIu64 " credited; "
-		       "pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
-		       "%.1f ms restarting), %" PRIu64 " found blocked\n",
+		       "%" PRIu64 " between traced threads, %" PRIu64 " credited",
 		       sm.done, sm.baselines, sm.delay_ns / 1e9, s->wake_mode, sm.wakes,
-		       sm.wakes_credited, sm.pauses, sm.stop_lag_ns / 1e6,
-		       sm.restart_lag_ns / 1e6, sm.pauses_blocked);
+		       sm.wakes_credited);
+		if (s->wake) {
+			const struct wake_stats *ws = wake_stats(s->wake);
+
+			if (ws->xmit_watched)
+				printf(", %" PRIu64 " by a loopback sender", ws->loopback);
+			else
+				printf(", loopback not watched (no net:netif_rx)");
+		}
+		printf("; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
+		       "%.1f ms restarting), %" PRIu64 " found blocked\n",
+		       sm.pauses, sm.stop_lag_ns / 1e6, sm.restart_lag_ns / 1e6, sm.pauses_blocked);
 	}
 	print_causal(s, stdout);
 	if (s->exp) {

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <time.h>
@@ -37,13 +39,17 @@
 	(WAKE_TRACE_FLAG_HARDIRQ | WAKE_TRACE_FLAG_SOFTIRQ | WAKE_TRACE_FLAG_NMI)
 
 #define WAKE_EVENT_DIR "events/sched/sched_waking"
+#define WAKE_XMIT_DIR "events/net/netif_rx"
 
 struct wake_cpu {
+	struct wake *w;
 	int cpu;
 	int fd;
+	int xmit_fd;		/* net:netif_rx, output into fd's ring; -1: none */
 	void *map;
 	size_t map_size;
 	struct perf_ring ring;
+	struct wake_xmit xmit;	/* the last loopback transmit on this CPU */
 };
 
 struct wake {
@@ -62,7 +68,7 @@ static const char *const wake_tracefs_dirs[] = {
 };
 #define WAKE_NDIRS (sizeof(wake_tracefs_dirs) / sizeof(wake_tracefs_dirs[0]))
 
-bool
+enum wake_rec
 wake_parse(const struct perf_event_header *hdr, const struct wake_format *fmt,
 	   struct wake_event *ev)
 {
@@ -70,37 +76,56 @@ wake_parse(const struct perf_event_header *hdr, const struct wake_format *fmt,
 	size_t left;
 	uint32_t pid, tid, raw_size;
 	uint64_t time;
+	uint16_t type;
 	unsigned char flags;
 	int32_t wakee;
 
 	memset(ev, 0, sizeof(*ev));
 	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size < sizeof(*hdr))
-		return false;
+		return WAKE_REC_BAD;
 	left = hdr->size - sizeof(*hdr);
 	/* Field order is fixed by the ABI: tid, time, raw. */
 	if (left < sizeof(pid) + sizeof(tid) + sizeof(time) + sizeof(raw_size))
-		return false;
+		return WAKE_REC_BAD;
 	memcpy(&pid, p, sizeof(pid));
 	memcpy(&tid, p + 4, sizeof(tid));
 	memcpy(&time, p + 8, sizeof(time));
 	memcpy(&raw_size, p + 16, sizeof(raw_size));
 	p += 20;
 	left -= 20;
-	if (raw_size > left)
-		return false;
 	/* Offsets come from a file: compare without overflowing. */
-	if (fmt->flags_off >= raw_size || fmt->pid_off > raw_size ||
-	    raw_size - fmt->pid_off < sizeof(wakee))
-		return false;
+	if (raw_size > left || fmt->type_off > raw_size || raw_size - fmt->type_off < sizeof(type))
+		return WAKE_REC_BAD;
+	memcpy(&type, p + fmt->type_off, sizeof(type));
+	if (fmt->xmit_type && type == fmt->xmit_type) {
+		ev->time = time;
+		ev->waker_pid = (pid_t) pid;
+		ev->waker_tid = (pid_t) tid;
+		return WAKE_REC_XMIT;
+	}
+	if (type != fmt->waking_type || fmt->flags_off >= raw_size ||
+	    fmt->pid_off > raw_size || raw_size - fmt->pid_off < sizeof(wakee))
+		return WAKE_REC_BAD;
 	memcpy(&flags, p + fmt->flags_off, sizeof(flags));
 	memcpy(&wakee, p + fmt->pid_off, sizeof(wakee));
 	if (wakee <= 0)
-		return false;	/* the idle task is never woken */
+		return WAKE_REC_BAD;	/* the idle task is never woken */
 	ev->time = time;
 	ev->waker_pid = (pid_t) pid;
 	ev->waker_tid = (pid_t) tid;
 	ev->wakee = wakee;
 	ev->irq = (flags & WAKE_TRACE_FLAGS_IRQ) != 0;
+	ev->softirq = (flags & WAKE_TRACE_FLAGS_IRQ) == WAKE_TRACE_FLAG_SOFTIRQ;
+	return WAKE_REC_WAKING;
+}
+
+bool
+wake_loopback(const struct wake_xmit *x, struct wake_event *ev)
+{
+	if (!ev->softirq || !x->tid || x->tid != ev->waker_tid || ev->time < x->time ||
+	    ev->time - x->time > WAKE_LOOPBACK_NS)
+		return false;
+	ev->irq = false;
 	return true;
 }
 
@@ -168,7 +193,7 @@ wake_parse_format(const char *text, struct wake_format *fmt)
 {
 	/* A sched_waking record is tens of bytes; this bounds a silly file. */
 	const unsigned long max_off = 4096;
-	bool have_flags = false, have_pid = false;
+	bool have_type = false, have_flags = false, have_pid = false;
 
 	memset(fmt, 0, sizeof(*fmt));
 	while (*text) {
@@ -179,7 +204,12 @@ wake_parse_format(const char *text, struct wake_format *fmt)
 		if (!eol)
 			eol = text + strlen(text);
 		if (wake_format_line(text, eol, name, sizeof(name), &off, &size)) {
-			if (!strcmp(name, "common_flags")) {
+			if (!strcmp(name, "common_type")) {
+				if (have_type || size != 2 || off >= max_off)
+					return false;
+				fmt->type_off = off;
+				have_type = true;
+			} else if (!strcmp(name, "common_flags")) {
 				/* Twice would be ambiguous: refuse. */
 				if (have_flags || size != 1 || off >= max_off)
 					return false;
@@ -194,7 +224,7 @@ wake_parse_format(const char *text, struct wake_format *fmt)
 		}
 		text = *eol ? eol + 1 : eol;
 	}
-	return have_flags && have_pid;
+	return have_type && have_flags && have_pid;
 }
 
 /*
@@ -362,8 +392,40 @@ wake_perf_why(int err)
 	}
 }
 
+static void
+wake_attr(struct perf_event_attr *attr, uint64_t id)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = id;
+	attr->sample_period = 1;
+	attr->sample_type = WAKE_SAMPLE_TYPE;
+	/* Same clock as the sampler's samples, to line them up. */
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+}
+
+/*
+ * The CPU's net:netif_rx event, written into the sched_waking ring so
+ * that the two come in the order they happened.  Optional: without it
+ * a loopback wake-up counts as an interrupt's.
+ */
+static void
+wake_open_xmit(struct wake_cpu *c, uint64_t xmit_id)
+{
+	struct perf_event_attr attr;
+
+	wake_attr(&attr, xmit_id);
+	c->xmit_fd = perf_sys_open(&attr, -1, c->cpu);
+	if (c->xmit_fd >= 0 && ioctl(c->xmit_fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
+		close(c->xmit_fd);
+		c->xmit_fd = -1;
+	}
+}
+
 static int
-wake_open_cpu(struct wake_cpu *c, uint64_t id, const char **why)
+wake_open_cpu(struct wake_cpu *c, uint64_t id, uint64_t xmit_id, const char **why)
 {
 	struct perf_event_attr attr;
 	size_t page = sysconf(_SC_PAGESIZE);
@@ -371,15 +433,8 @@ wake_open_cpu(struct wake_cpu *c, uint64_t id, const char **why)
 	void *map;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = id;
-	attr.sample_period = 1;
-	attr.sample_type = WAKE_SAMPLE_TYPE;
-	/* Same clock as the sampler's samples, to line them up. */
-	attr.use_clockid = 1;
-	attr.clockid = CLOCK_MONOTONIC;
+	c->xmit_fd = -1;
+	wake_attr(&attr, id);
 	fd = perf_sys_open(&attr, -1, c->cpu);
 	if (fd < 0) {
 		int err = errno;
@@ -401,7 +456,26 @@ wake_open_cpu(struct wake_cpu *c, uint64_t id, const char **why)
 	c->map = map;
 	c->map_size = (pages + 1) * page;
 	perf_ring_init(&c->ring, map, (unsigned char *) map + page, pages * page);
+	if (xmit_id)
+		wake_open_xmit(c, xmit_id);
 	return 0;
+}
+
+/* An event's id from its tracefs directory; 0 if unreadable. */
+static uint64_t
+wake_event_id(const char *dir)
+{
+	char path[192], buf[64], *end;
+	uint64_t id;
+
+	snprintf(path, sizeof(path), "%s/id", dir);
+	if (wake_read_file(path, buf, sizeof(buf)) < 0)
+		return 0;
+	errno = 0;
+	id = strtoull(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n'))
+		return 0;
+	return id;
 }
 
 int
@@ -411,10 +485,9 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 	struct wake_format fmt;
 	struct wake *w;
 	int *cpus = NULL;
-	size_t ncpus;
+	size_t ncpus, rootlen;
 	ssize_t len;
-	uint64_t id;
-	char *end;
+	uint64_t id, xmit_id;
 	int err;
 
 	*out = NULL;
@@ -423,16 +496,10 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 	if (err < 0)
 		return err;
 
-	snprintf(path, sizeof(path), "%s/id", dir);
-	len = wake_read_file(path, buf, sizeof(buf));
-	if (len < 0) {
+	/* common_type is 16 bits: a larger id could not be told apart. */
+	id = wake_event_id(dir);
+	if (!id || id > UINT16_MAX) {
 		*why = "cannot read the sched_waking event's id from tracefs";
-		return (int) len;
-	}
-	errno = 0;
-	id = strtoull(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n')) {
-		*why = "the sched_waking id file in tracefs holds no number";
 		return -EPROTO;
 	}
 
@@ -443,9 +510,17 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 		return (int) len;
 	}
 	if (!wake_parse_format(buf, &fmt)) {
-		*why = "the sched_waking format lacks common_flags (1 byte) or pid (4 bytes)";
+		*why = "the sched_waking format lacks common_type (2 bytes), common_flags (1 byte) or pid (4 bytes)";
 		return -EPROTO;
 	}
+	fmt.waking_type = (uint16_t) id;
+	/* The same tracefs, the loopback transmit's event: optional. */
+	rootlen = strlen(dir) - strlen(WAKE_EVENT_DIR);
+	snprintf(path, sizeof(path), "%.*s" WAKE_XMIT_DIR, (int) rootlen, dir);
+	xmit_id = wake_event_id(path);
+	if (xmit_id > UINT16_MAX || xmit_id == id)
+		xmit_id = 0;
+	fmt.xmit_type = (uint16_t) xmit_id;
 
 	ncpus = wake_online_cpus(&cpus);
 	if (!ncpus) {
@@ -458,11 +533,13 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 	w->ctx = ctx;
 	w->fmt = fmt;
 	w->cpus = xcalloc(ncpus, sizeof(*w->cpus));
+	w->stats.xmit_watched = xmit_id != 0;
 	for (size_t i = 0; i < ncpus; i++) {
 		struct wake_cpu *c = &w->cpus[w->ncpus];
 
+		c->w = w;
 		c->cpu = cpus[i];
-		err = wake_open_cpu(c, id, why);
+		err = wake_open_cpu(c, id, xmit_id, why);
 		/* Gone offline since we read the list: nothing to watch there. */
 		if (err == -ENODEV)
 			continue;
@@ -471,6 +548,8 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 			wake_close(w);
 			return err;
 		}
+		if (c->xmit_fd < 0)
+			w->stats.xmit_watched = false;
 		w->ncpus++;
 	}
 	free(cpus);
@@ -492,6 +571,8 @@ wake_close(struct wake *w)
 	for (size_t i = 0; i < w->ncpus; i++) {
 		perf_ring_fini(&w->cpus[i].ring);
 		munmap(w->cpus[i].map, w->cpus[i].map_size);
+		if (w->cpus[i].xmit_fd >= 0)
+			close(w->cpus[i].xmit_fd);
 		close(w->cpus[i].fd);
 	}
 	free(w->cpus);
@@ -501,15 +582,25 @@ wake_close(struct wake *w)
 static void
 wake_on_record(void *arg, const struct perf_event_header *rec)
 {
-	struct wake *w = arg;
+	struct wake_cpu *c = arg;
+	struct wake *w = c->w;
 	struct wake_event ev;
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		if (!wake_parse(rec, &w->fmt, &ev)) {
+		switch (wake_parse(rec, &w->fmt, &ev)) {
+		case WAKE_REC_BAD:
 			w->stats.bad++;
 			return;
+		case WAKE_REC_XMIT:
+			c->xmit = (struct wake_xmit) { ev.waker_tid, ev.time };
+			w->stats.xmits++;
+			return;
+		case WAKE_REC_WAKING:
+			break;
 		}
+		if (wake_loopback(&c->xmit, &ev))
+			w->stats.loopback++;
 		w->stats.events++;
 		w->cb(w->ctx, &ev);
 		break;
@@ -523,6 +614,8 @@ wake_on_record(void *arg, const struct perf_event_header *rec)
 		}
 		memcpy(v, rec + 1, sizeof(v));
 		w->stats.lost += v[1];
+		/* What came between is unknown: no transmit to go by. */
+		c->xmit.tid = 0;
 		break;
 	}
 	default:
@@ -537,7 +630,7 @@ wake_drain(struct wake *w)
 	for (size_t i = 0; i < w->ncpus; i++) {
 		struct perf_ring *r = &w->cpus[i].ring;
 
-		perf_ring_read(r, wake_on_record, w);
+		perf_ring_read(r, wake_on_record, &w->cpus[i]);
 		w->stats.bad += r->bad_records;
 		r->bad_records = 0;
 	}

@@ -3,11 +3,15 @@
  * allocated to their exact size (AddressSanitizer catches any read past
  * them): whole, truncated at every length, lying raw sizes, huge sizes
  * and offsets; wake_parse_format on a copy of the real format file, on
- * every prefix of it and on broken variants.
+ * every prefix of it and on broken variants; loopback transmit records
+ * (net:netif_rx) told from wake-ups by their common_type, and the rule
+ * that makes a softirq wake-up its loopback sender's own.
  *
  * Live (exit 77 if wake_open fails, saying why): threads of this process
  * wake each other through a pipe, a futex and a condition variable, and
- * the events must name them with irq clear; a thread sleeping in
+ * the events must name them with irq clear, and so through a loopback TCP
+ * connection (woken in the writer's softirq) when net:netif_rx can be
+ * watched; a thread sleeping in
  * clock_nanosleep while another spins on its CPU must be woken with irq
  * set (the timer interrupt, landing on the spinner or whatever runs
  * there).  Each case joins its threads before draining, so every wake-up
@@ -30,6 +34,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,7 +63,13 @@ static const char real_format[] =
 	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, "
 	"REC->pid, REC->prio, REC->target_cpu\n";
 
-static const struct wake_format real_fmt = { .flags_off = 2, .pid_off = 24 };
+#define WAKING_TYPE 375	/* the ID above */
+#define XMIT_TYPE 1598		/* some other event's */
+
+static const struct wake_format real_fmt = {
+	.type_off = 0, .flags_off = 2, .pid_off = 24,
+	.waking_type = WAKING_TYPE, .xmit_type = XMIT_TYPE,
+};
 
 #define RAW_SIZE 36	/* sched_waking's fields, as in the format above */
 
@@ -73,12 +87,13 @@ xalloc_exact(size_t n)
 
 /*
  * A sample record as the kernel writes it: header, pid, tid, time, raw
- * size, raw data (raw_len bytes written, raw_claim claimed), padded to 8.
- * In a buffer of exactly the record's size; *len gets that size.
+ * size, raw data (raw_len bytes written, raw_claim claimed), padded to 8;
+ * the raw data starts with common_type.  In a buffer of exactly the
+ * record's size; *len gets that size.
  */
 static unsigned char *
-make_record(uint32_t pid, uint32_t tid, uint64_t time, uint8_t flags,
-	    int32_t wakee, uint32_t raw_len, uint32_t raw_claim, size_t *len)
+make_typed_record(uint16_t type, uint32_t pid, uint32_t tid, uint64_t time, uint8_t flags,
+		  int32_t wakee, uint32_t raw_len, uint32_t raw_claim, size_t *len)
 {
 	size_t size = (sizeof(struct perf_event_header) + 20 + raw_len + 7) & ~(size_t) 7;
 	unsigned char *rec = xalloc_exact(size);
@@ -94,6 +109,8 @@ make_record(uint32_t pid, uint32_t tid, uint64_t time, uint8_t flags,
 	memcpy(rec + 16, &time, 8);
 	memcpy(rec + 24, &raw_claim, 4);
 	memset(raw, 0, raw_len);
+	if (raw_len >= 2)
+		memcpy(raw, &type, 2);
 	if (raw_len >= 3)
 		raw[2] = flags;
 	if (raw_len >= 28)
@@ -102,24 +119,35 @@ make_record(uint32_t pid, uint32_t tid, uint64_t time, uint8_t flags,
 	return rec;
 }
 
+/* A sched_waking record. */
+static unsigned char *
+make_record(uint32_t pid, uint32_t tid, uint64_t time, uint8_t flags,
+	    int32_t wakee, uint32_t raw_len, uint32_t raw_claim, size_t *len)
+{
+	return make_typed_record(WAKING_TYPE, pid, tid, time, flags, wakee, raw_len,
+				 raw_claim, len);
+}
+
 static void
 test_parse_good(void)
 {
 	static const struct {
 		uint8_t flags;
-		bool irq;
+		bool irq, softirq;
 	} cases[] = {
-		{ 0x00, false },
-		{ 0x01, false },	/* irqs off: ttwu holds pi_lock irqsave */
-		{ 0x02, false },	/* need-resched-lazy (was irqs-nosupport) */
-		{ 0x04, false },	/* need-resched */
-		{ 0x20, false },	/* preempt-resched */
-		{ 0x80, false },	/* bottom halves disabled, not in one */
-		{ 0x08, true },		/* hardirq */
-		{ 0x10, true },		/* softirq */
-		{ 0x40, true },		/* NMI */
-		{ 0x18, true },
-		{ 0xff, true },
+		{ 0x00, false, false },
+		{ 0x01, false, false },	/* irqs off: ttwu holds pi_lock irqsave */
+		{ 0x02, false, false },	/* need-resched-lazy (was irqs-nosupport) */
+		{ 0x04, false, false },	/* need-resched */
+		{ 0x20, false, false },	/* preempt-resched */
+		{ 0x80, false, false },	/* bottom halves disabled, not in one */
+		{ 0x08, true, false },	/* hardirq */
+		{ 0x10, true, true },	/* softirq */
+		{ 0x11, true, true },	/* softirq, irqs off: loopback's, seen */
+		{ 0x40, true, false },	/* NMI */
+		{ 0x18, true, false },	/* a hardirq inside a softirq */
+		{ 0x50, true, false },
+		{ 0xff, true, false },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -128,7 +156,7 @@ test_parse_good(void)
 						 cases[i].flags, 4242, RAW_SIZE,
 						 RAW_SIZE, &len);
 		struct wake_event ev;
-		bool ok = wake_parse((const void *) rec, &real_fmt, &ev);
+		bool ok = wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_WAKING;
 
 		CHECK(len == 64, "record size %zu, want 64", len);
 		CHECK(ok, "flags %#x: rejected", cases[i].flags);
@@ -136,8 +164,9 @@ test_parse_good(void)
 		      ev.time == 123456789012345ULL,
 		      "flags %#x: decoded %d/%d -> %d at %" PRIu64, cases[i].flags,
 		      (int) ev.waker_pid, (int) ev.waker_tid, (int) ev.wakee, ev.time);
-		CHECK(ev.irq == cases[i].irq, "flags %#x: irq %d, want %d",
-		      cases[i].flags, ev.irq, cases[i].irq);
+		CHECK(ev.irq == cases[i].irq && ev.softirq == cases[i].softirq,
+		      "flags %#x: irq %d softirq %d, want %d %d", cases[i].flags, ev.irq,
+		      ev.softirq, cases[i].irq, cases[i].softirq);
 		free(rec);
 	}
 	check(true, "wake_parse: good records, irq from common_flags");
@@ -164,7 +193,7 @@ test_parse_truncated(void)
 		memcpy(&hdr, rec, sizeof(hdr));
 		hdr.size = (uint16_t) cut;
 		memcpy(t, &hdr, sizeof(hdr));
-		if (wake_parse((const void *) t, &real_fmt, &ev)) {
+		if (wake_parse((const void *) t, &real_fmt, &ev) != WAKE_REC_BAD) {
 			accepted++;
 			fprintf(stderr, "truncated to %zu bytes: accepted\n", cut);
 		}
@@ -181,7 +210,7 @@ parse_one(uint32_t raw_len, uint32_t raw_claim, const struct wake_format *fmt)
 	size_t len;
 	unsigned char *rec = make_record(1, 2, 3, 0, 99, raw_len, raw_claim, &len);
 	struct wake_event ev;
-	bool ok = wake_parse((const void *) rec, fmt, &ev);
+	bool ok = wake_parse((const void *) rec, fmt, &ev) == WAKE_REC_WAKING;
 
 	free(rec);
 	return ok;
@@ -226,25 +255,121 @@ test_parse_lies(void)
 	/* Not a sample, and a wakee that cannot be. */
 	rec = make_record(1, 2, 3, 0, 99, RAW_SIZE, RAW_SIZE, &len);
 	((struct perf_event_header *) (void *) rec)->type = PERF_RECORD_LOST;
-	CHECK(!wake_parse((const void *) rec, &real_fmt, &ev), "LOST record parsed");
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_BAD, "LOST record parsed");
 	free(rec);
 	rec = make_record(1, 2, 3, 0, -5, RAW_SIZE, RAW_SIZE, &len);
-	CHECK(!wake_parse((const void *) rec, &real_fmt, &ev), "wakee -5 accepted");
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_BAD, "wakee -5 accepted");
 	free(rec);
 	rec = make_record(1, 2, 3, 0, 0, RAW_SIZE, RAW_SIZE, &len);
-	CHECK(!wake_parse((const void *) rec, &real_fmt, &ev), "wakee 0 accepted");
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_BAD, "wakee 0 accepted");
 	free(rec);
 
 	/* The largest record a header can describe, honest: accepted. */
 	rec = make_record(7, 8, 9, 0x10, 31337, 65535 - 8 - 20 - 7, 65535 - 8 - 20 - 7, &len);
 	CHECK(len <= 65535, "huge record of %zu bytes", len);
-	ok = wake_parse((const void *) rec, &real_fmt, &ev);
+	ok = wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_WAKING;
 	CHECK(ok && ev.wakee == 31337 && ev.irq, "huge honest record: %d", ok);
 	/* And lying by one byte past its end. */
 	memcpy(rec + 24, &(uint32_t) { (uint32_t) (len - 28 + 1) }, 4);
-	CHECK(!wake_parse((const void *) rec, &real_fmt, &ev), "huge lying record");
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_BAD, "huge lying record");
 	free(rec);
 	check(true, "wake_parse: lying and huge sizes, bad offsets");
+}
+
+/*
+ * net:netif_rx records (common fields, skbaddr, len, name's __data_loc:
+ * 24 bytes, then the name) are told from wake-ups by their common_type,
+ * and give the sender and the time; any other type is refused.
+ */
+static void
+test_parse_xmit(void)
+{
+	struct wake_format f = real_fmt;
+	struct wake_event ev;
+	size_t len;
+	unsigned char *rec = make_typed_record(XMIT_TYPE, 300, 301, 5555, 0x11, 0, 28, 28, &len);
+
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_XMIT &&
+	      ev.waker_pid == 300 && ev.waker_tid == 301 && ev.time == 5555 && !ev.wakee,
+	      "netif_rx record: %d/%d at %" PRIu64, (int) ev.waker_pid, (int) ev.waker_tid,
+	      ev.time);
+	/* Not watched: its type is nobody's. */
+	f.xmit_type = 0;
+	CHECK(wake_parse((const void *) rec, &f, &ev) == WAKE_REC_BAD,
+	      "netif_rx record parsed while not watched");
+	free(rec);
+	/* A type of 0 is not "not watched"'s 0. */
+	rec = make_typed_record(0, 1, 2, 3, 0, 99, RAW_SIZE, RAW_SIZE, &len);
+	CHECK(wake_parse((const void *) rec, &f, &ev) == WAKE_REC_BAD, "type 0 accepted");
+	free(rec);
+	/* Some other event: neither. */
+	rec = make_typed_record(WAKING_TYPE + 1, 1, 2, 3, 0, 99, RAW_SIZE, RAW_SIZE, &len);
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_BAD,
+	      "unknown type accepted");
+	free(rec);
+	/* common_type needs its two bytes, past a lying offset too. */
+	rec = make_typed_record(XMIT_TYPE, 1, 2, 3, 0, 0, 8, 1, &len);
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_BAD,
+	      "raw of 1 byte accepted");
+	free(rec);
+	f = real_fmt;
+	f.type_off = UINT_MAX - 1;
+	rec = make_typed_record(XMIT_TYPE, 1, 2, 3, 0, 0, 28, 28, &len);
+	CHECK(wake_parse((const void *) rec, &f, &ev) == WAKE_REC_BAD,
+	      "type offset near UINT_MAX");
+	free(rec);
+	check(true, "wake_parse: loopback transmits told from wake-ups by type");
+}
+
+/* The rule: a softirq wake-up by the CPU's last loopback sender, soon after. */
+static void
+test_loopback(void)
+{
+	static const struct {
+		pid_t xmit_tid;
+		uint64_t xmit_time;
+		pid_t waker;
+		uint64_t time;
+		uint8_t flags;
+		bool own;
+		const char *what;
+	} cases[] = {
+		{ 10, 1000000, 10, 1002000, 0x11, true, "2 us after its own send" },
+		{ 10, 1000000, 10, 1000000 + WAKE_LOOPBACK_NS, 0x10, true, "at the bound" },
+		{ 10, 1000000, 10, 1000001 + WAKE_LOOPBACK_NS, 0x10, false, "past the bound" },
+		{ 10, 1000000, 11, 1002000, 0x11, false, "another task's send" },
+		{ 0, 0, 10, 1002000, 0x11, false, "no send seen" },
+		{ 0, 1000000, 0, 1002000, 0x11, false, "on the idle task" },
+		{ 10, 1000000, 10, 999999, 0x11, false, "before the send" },
+		{ 10, 1000000, 10, 1002000, 0x09, false, "a hardirq" },
+		{ 10, 1000000, 10, 1002000, 0x18, false, "a hardirq in a softirq" },
+		{ 10, 1000000, 10, 1002000, 0x50, false, "an NMI" },
+		{ 10, 1000000, 10, 1002000, 0x01, false, "a task wake-up (irq already clear)" },
+	};
+	unsigned wrong = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wake_xmit x = { cases[i].xmit_tid, cases[i].xmit_time };
+		size_t len;
+		unsigned char *rec = make_record(1, (uint32_t) cases[i].waker, cases[i].time,
+						 cases[i].flags, 77, RAW_SIZE, RAW_SIZE, &len);
+		struct wake_event ev;
+		bool irq_before, own;
+
+		if (wake_parse((const void *) rec, &real_fmt, &ev) != WAKE_REC_WAKING) {
+			fprintf(stderr, "test bug: %s not parsed\n", cases[i].what);
+			exit(99);
+		}
+		irq_before = ev.irq;
+		own = wake_loopback(&x, &ev);
+		if (own != cases[i].own || ev.irq != (own ? false : irq_before)) {
+			wrong++;
+			fprintf(stderr, "loopback: %s: own %d irq %d\n", cases[i].what, own, ev.irq);
+		}
+		free(rec);
+	}
+	check(wrong == 0, "wake_loopback: own sends within %llu us, and nothing else",
+	      (unsigned long long) (WAKE_LOOPBACK_NS / 1000));
 }
 
 static bool
@@ -285,8 +410,9 @@ test_parse_format(void)
 	unsigned wrong = 0;
 
 	CHECK(parse_fmt_text(real_format, &f), "real format refused");
-	CHECK(f.flags_off == 2 && f.pid_off == 24, "real format: flags at %u, pid at %u",
-	      f.flags_off, f.pid_off);
+	CHECK(f.type_off == 0 && f.flags_off == 2 && f.pid_off == 24,
+	      "real format: type at %u, flags at %u, pid at %u", f.type_off, f.flags_off,
+	      f.pid_off);
 
 	/* Every prefix: accepted exactly once pid's size is complete. */
 	need = (size_t) (strstr(strstr(real_format, "pid_t pid;"), "size:4;") -
@@ -312,6 +438,10 @@ test_parse_format(void)
 	CHECK(!parse_fmt_edited("pid_t pid;", "pid_t wakee;", &f), "no pid");
 	CHECK(!parse_fmt_edited("char common_flags;", "char common_flagz;", &f),
 	      "no common_flags");
+	CHECK(!parse_fmt_edited("short common_type;", "short common_typo;", &f),
+	      "no common_type");
+	CHECK(!parse_fmt_edited("offset:0;\tsize:2;", "offset:0;\tsize:4;", &f),
+	      "common_type of 4 bytes");
 	/* Sizes other than expected. */
 	CHECK(!parse_fmt_edited("offset:24;\tsize:4;", "offset:24;\tsize:8;", &f),
 	      "pid of 8 bytes");
@@ -466,13 +596,14 @@ tally(const struct seen *s, size_t from, pid_t waker, pid_t wakee,
 	return t;
 }
 
-enum pair_kind { PAIR_PIPE, PAIR_FUTEX, PAIR_CONDVAR };
+enum pair_kind { PAIR_PIPE, PAIR_FUTEX, PAIR_CONDVAR, PAIR_TCP };
 
-static const char *const pair_name[] = { "pipe", "futex", "condvar" };
+static const char *const pair_name[] = { "pipe", "futex", "condvar", "loopback TCP" };
 
 struct pair {
 	enum pair_kind kind;
 	int pipe[2];
+	int tcp[2];		/* the wakee's end, the waker's */
 	uint32_t futex;
 	pthread_mutex_t mutex;
 	pthread_cond_t cond;
@@ -492,6 +623,10 @@ wakee_main(void *arg)
 	switch (p->kind) {
 	case PAIR_PIPE:
 		while (read(p->pipe[0], &c, 1) < 0 && errno == EINTR)
+			;
+		break;
+	case PAIR_TCP:
+		while (read(p->tcp[0], &c, 1) < 0 && errno == EINTR)
 			;
 		break;
 	case PAIR_FUTEX:
@@ -527,6 +662,10 @@ waker_main(void *arg)
 		if (write(p->pipe[1], "x", 1) != 1)
 			perror("write");
 		break;
+	case PAIR_TCP:
+		if (write(p->tcp[1], "x", 1) != 1)
+			perror("write");
+		break;
 	case PAIR_FUTEX:
 		__atomic_store_n(&p->futex, 1, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &p->futex, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -541,7 +680,33 @@ waker_main(void *arg)
 	return NULL;
 }
 
-/* A thread wakes another: the event names both, without irq. */
+/* A connected loopback TCP pair: fd[0] accepted, fd[1] connected. */
+static void
+tcp_pair(int fd[2])
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd[1] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || fd[1] < 0 || bind(l, (struct sockaddr *) &a, sizeof(a)) ||
+	    listen(l, 1) || getsockname(l, (struct sockaddr *) &a, &alen) ||
+	    connect(fd[1], (struct sockaddr *) &a, sizeof(a)) ||
+	    (fd[0] = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0) {
+		perror("loopback TCP");
+		exit(99);
+	}
+	setsockopt(fd[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	close(l);
+}
+
+/*
+ * A thread wakes another: the event names both, without irq.  Through
+ * loopback TCP the wake-up comes from the writer's softirq; one run by
+ * ksoftirqd instead (the kernel defers softirqs under load) is not the
+ * writer's and not ours to judge: only the writer's must be task ones.
+ */
 static bool
 live_pair(struct wake *w, struct seen *s, enum pair_kind kind, bool last_try)
 {
@@ -557,6 +722,8 @@ live_pair(struct wake *w, struct seen *s, enum pair_kind kind, bool last_try)
 		perror("pipe");
 		exit(99);
 	}
+	if (kind == PAIR_TCP)
+		tcp_pair(p.tcp);
 	pthread_mutex_init(&p.mutex, NULL);
 	pthread_cond_init(&p.cond, NULL);
 	wake_drain(w);
@@ -576,16 +743,31 @@ live_pair(struct wake *w, struct seen *s, enum pair_kind kind, bool last_try)
 	t = tally(s, from, p.waker, p.wakee, &p.win, 1, t0, t1);
 	close(p.pipe[0]);
 	close(p.pipe[1]);
+	if (kind == PAIR_TCP) {
+		close(p.tcp[0]);
+		close(p.tcp[1]);
+	}
 	pthread_mutex_destroy(&p.mutex);
 	pthread_cond_destroy(&p.cond);
 	/*
 	 * Absent (not wrong): lost in a full ring, or dropped by the kernel
 	 * without a word (at times up to 1 in 500 timer wake-ups).
 	 */
-	if (!t.task_by_waker && !t.irq && !last_try) {
+	if (!t.task_by_waker && (kind == PAIR_TCP ? !t.irq_by_waker : !t.irq) && !last_try) {
 		printf("# %s: no event (%" PRIu64 " lost), trying again\n",
 		       pair_name[kind], wake_stats(w)->lost - lost0);
 		return false;
+	}
+	if (kind == PAIR_TCP) {
+		check(t.task_by_waker >= 1 && t.task == t.task_by_waker && t.irq_by_waker == 0 &&
+		      t.off_clock == 0 && t.wrong_tgid == 0,
+		      "live %s: %d woke %d: %u wake-up(s) by the writer, %u task ones by "
+		      "others, %u with irq by the writer, %u with irq by others (ksoftirqd), "
+		      "%u with a wrong tgid, %u off the clock (%u outside the blocking call)",
+		      pair_name[kind], (int) p.waker, (int) p.wakee, t.task_by_waker,
+		      t.task - t.task_by_waker, t.irq_by_waker, t.irq - t.irq_by_waker,
+		      t.wrong_tgid, t.off_clock, t.outside);
+		return true;
 	}
 	check(t.task_by_waker >= 1 && t.task == t.task_by_waker && t.irq == 0 &&
 	      t.off_clock == 0 && t.wrong_tgid == 0,
@@ -730,9 +912,14 @@ test_live(void)
 	}
 	CHECK(why == NULL, "wake_open succeeded with why %s", why);
 	CHECK(procfs_self_fds() > fds, "no fds opened");
-	for (int kind = PAIR_PIPE; kind <= PAIR_CONDVAR; kind++)
+	for (int kind = PAIR_PIPE; kind <= PAIR_TCP; kind++) {
+		if (kind == PAIR_TCP && !wake_stats(w)->xmit_watched) {
+			printf("# loopback TCP: not checked, net:netif_rx is not watched\n");
+			continue;
+		}
 		for (int try = 0; try < 3 && !live_pair(w, &s, kind, try == 2); try++)
 			;
+	}
 	for (int try = 0; try < 3 && !live_timer(w, &s, try == 2); try++)
 		;
 	printf("# %" PRIu64 " events delivered, %" PRIu64 " lost, %" PRIu64 " bad\n",
@@ -757,6 +944,8 @@ main(void)
 	test_parse_good();
 	test_parse_truncated();
 	test_parse_lies();
+	test_parse_xmit();
+	test_loopback();
 	test_parse_format();
 	live = test_live();
 	if (failures) {

@@ -36,15 +36,20 @@
 #include "xmalloc.h"
 
 /*
- * Debts below this wait for a later tick: one pause per thread per
- * millisecond or more.  Each pause costs the thread more than is
- * measured (pause.c), so fewer pauses are closer to the truth.
- * gt-offpath's burner at 50% (a flat line, real 0.00): -0.24 and -0.46
- * predicted with 100 us (3,600 pauses), +0.01 and +0.03 with 1 ms
- * (1,250), +0.04 with 3 ms; gt-mutex and gt-unequal unchanged within
- * their noise.
+ * Debts below this wait for a later tick.  Each pause costs the thread
+ * more than is measured (pause.c), so fewer pauses are closer to the
+ * truth: gt-offpath's burner at 50% (a flat line, real 0.00) predicted
+ * -0.24 and -0.46 with 100 us (3,600 pauses).  But a debt that never
+ * reaches the bar is never paid: it passes from each lock holder to the
+ * waiter it wakes (who inherits the waker's local), and is absorbed by
+ * the hits of whoever owes it next, while Coz pays it at every unlock.
+ * With 1 ms, gt-mutex's line outside the lock at 50% (one hit: 0.5 ms)
+ * paid 4 pauses in a whole run and predicted +0.05 for a real 0.00.
+ * 500 us: +0.013 (315 pauses); gt-mutex critical, gt-offpath burn and
+ * gt-unequal long at 25, 50 and 100% within 0.02 of 1 ms (700 us: +0.05
+ * again; one hit's worth with a 250 us floor: -0.05 at 25%).
  */
-#define MIN_PAUSE_NS		1000000ULL
+#define MIN_PAUSE_NS		500000ULL
 #define COOLOFF_NS		10000000ULL
 #define DRAIN_MAX_NS		20000000ULL
 #define TARGET_EVENTS		40
@@ -265,7 +270,7 @@ exp_hit(struct exp_engine *e, struct tcb *t, uint64_t time)
 	e->selected++;
 }
 
-static void futex_catch_up(struct exp_engine *, struct tcb *);
+static void futex_catch_up(struct exp_engine *, struct tcb *, uint64_t);
 
 static void
 apply_hit(struct exp_engine *e, const struct hit_event *h)
@@ -280,8 +285,7 @@ apply_hit(struct exp_engine *e, const struct hit_event *h)
 	 * where they raise its local but not G: the hitter absorbed its own
 	 * hits (gt-mutex, syscall mode: G grew 0.52 ms an item, not 1.09).
 	 */
-	if (!e->cfg.wake_tracking)
-		futex_catch_up(e, t);
+	futex_catch_up(e, t, 0);
 	d = e->d_ns * (t->hit_scale ? t->hit_scale : 1000) / 1000;
 	delay_hit(&e->g, &t->delay, h->time, d * (t->sample_scale ? t->sample_scale : 1000) / 1000);
 	debug_msg("exp: hit %d at %" PRIu64 ": local %" PRIu64 " us (G %" PRIu64 ")",
@@ -544,29 +548,27 @@ ran_after(const struct tcb *t, uint64_t time)
  * No wake-up tracking: a thread found waiting in a futex is taken to wait
  * for another thread, which pays for it (delay_forgive at that look).  The
  * wake-up itself is not seen, so the delay inserted between that look and
- * the thread's first run after it is credited at the first look that
- * finds it has run (resumed is then, or now if it runs without a sample
- * yet).  Without this, a waiter woken to take a lock between two looks
- * owed the holder's hits since the first and was paused holding the lock
- * (gt-mutex critical at 50%: +0.35 predicted, +0.49 real).
+ * the thread's first run after it is credited once it is known to have
+ * run: at its first sample since, or else at resumed (a look that finds
+ * it running unsampled: now; 0, not known to have run).  Without this, a
+ * waiter woken to take a lock between two looks owed the holder's hits
+ * since the first and was paused holding the lock (gt-mutex critical at
+ * 50%: +0.35 predicted, +0.49 real).
  */
 static void
-futex_resumed(struct exp_engine *e, struct tcb *t, uint64_t resumed)
+futex_catch_up(struct exp_engine *e, struct tcb *t, uint64_t resumed)
 {
-	uint64_t seen = t->futex_seen_ns;
+	uint64_t seen = t->futex_seen_ns, ran;
 
+	if (!seen)
+		return;
+	if ((ran = ran_after(t, seen)))
+		resumed = ran;
+	if (!resumed)
+		return;
 	t->futex_seen_ns = 0;
 	if (resumed > seen)
 		delay_wake(&e->g, &t->delay, resumed, delay_global_at(&e->g, resumed), seen, 0);
-}
-
-static void
-futex_catch_up(struct exp_engine *e, struct tcb *t)
-{
-	uint64_t ran;
-
-	if (t->futex_seen_ns && (ran = ran_after(t, t->futex_seen_ns)))
-		futex_resumed(e, t, ran);
 }
 
 static bool
@@ -593,8 +595,7 @@ pay(struct exp_engine *e, uint64_t now)
 			pause_extend(e->pz, t, delay_owed(&e->g, &t->delay), now);
 			continue;
 		}
-		if (!e->cfg.wake_tracking)
-			futex_catch_up(e, t);
+		futex_catch_up(e, t, 0);
 		if (!pausable(t) || (owed = delay_owed(&e->g, &t->delay)) < MIN_PAUSE_NS)
 			continue;
 		/* Wake-ups are reported: a blocked thread stays so until one. */
@@ -603,7 +604,7 @@ pay(struct exp_engine *e, uint64_t now)
 		st = procfs_task_state(&t->pf, t->proc->tgid, t->tid);
 		if (st == 'R' && t->futex_seen_ns) {
 			/* Woken since the look, not sampled yet: it resumed just now. */
-			futex_resumed(e, t, now);
+			futex_catch_up(e, t, now);
 			if ((owed = delay_owed(&e->g, &t->delay)) < MIN_PAUSE_NS)
 				continue;
 		}
@@ -649,11 +650,7 @@ exp_exit_pay(struct exp_engine *e, struct tcb *t, uint64_t now)
 	if (e->state != ST_RUNNING && e->state != ST_DRAINING)
 		return false;
 	catch_up(e);
-	if (t->futex_seen_ns) {
-		uint64_t ran = ran_after(t, t->futex_seen_ns);
-
-		futex_resumed(e, t, ran ? ran : now);
-	}
+	futex_catch_up(e, t, now);
 	if ((owed = delay_owed(&e->g, &t->delay)) < MIN_PAUSE_NS)
 		return false;
 	pause_hold(e->pz, t, owed, now);

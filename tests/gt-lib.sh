@@ -15,6 +15,54 @@
 require_ptrace
 command -v python3 >/dev/null 2>&1 || skip_ "python3 is needed to read the JSON profile"
 
+# The comparisons are timing measurements of their own: two of them at
+# once would each be the other's load.  Under make -j they take turns.
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"$builddir/causal.lock"
+	flock 9
+fi
+
+# Other programs' load.  Both sides of a comparison assume the CPUs are
+# the workload's: a line sped up really frees its CPU for the workload,
+# a virtual speedup gives the paused thread's CPU to whoever else is
+# runnable, and a thread resumed behind another program's busy loop
+# waits for its slice.  Beside one busy loop on this 2-CPU machine, 6 of
+# the 8 tests failed (the README's known limits have the figures), so a
+# comparison is made only on a quiet machine: before it, the machine is
+# waited for (up to GT_QUIET_WAIT s), and a failed comparison with load
+# seen after it is made again once.
+#
+# gt_busy: the CPU used by everything on the machine over a second, in
+# percent of one CPU, steal included (the hypervisor's other guests),
+# while this test runs nothing.
+gt_busy() {
+	{ sed -n 's/^cpu //p' /proc/stat; sleep 1; sed -n 's/^cpu //p' /proc/stat
+	  grep -c '^cpu[0-9]' /proc/stat; } | awk '
+		NR < 3 { b[NR] = $1 + $2 + $3 + $6 + $7 + $8; t[NR] = b[NR] + $4 + $5 }
+		NR == 3 { n = $1; d = t[2] - t[1]; printf "%d\n", (d > 0 ? 100 * n * (b[2] - b[1]) / d : 0) }'
+}
+
+# gt_quiet: returns once other programs use under GT_QUIET_PCT% (25) of
+# a CPU; skips the test if they keep on for GT_QUIET_WAIT s (180, enough
+# for make -j2 check's other tests; 20 once a test has skipped for it in
+# the last 10 minutes, so that a machine busy for good costs minutes, not
+# half an hour).
+gt_quiet() {
+	_waited=0 _wait=${GT_QUIET_WAIT:-180}
+	[ -n "$(find "$builddir/causal.busy" -mmin -10 2>/dev/null)" ] && _wait=20
+	while :; do
+		_busy=$(gt_busy)
+		[ "$_busy" -lt "${GT_QUIET_PCT:-25}" ] && return 0
+		if [ "$_waited" -ge "$_wait" ]; then
+			: > "$builddir/causal.busy"
+			skip_ "other programs used ${_busy}% of a CPU for ${_waited} s: the ground truth needs a quiet machine"
+		fi
+		[ "$_waited" = 0 ] && echo "machine busy (${_busy}% of a CPU): waiting for it to calm down" >&2
+		sleep 4
+		_waited=$((_waited + 5))
+	done
+}
+
 # gt_line PROG NAME: the line of the GT:NAME marker in PROG's source.
 gt_line() {
 	grep -n "GT:$2\\([^a-z]\\|\$\\)" "$srcdir/$1.c" | head -n 1 | cut -d: -f1
@@ -86,6 +134,16 @@ gt_verdict() {
 # its supervisor, two to three times slower, is not what users profile
 # with (its pauses come late by as much).
 gt_check() {
+	[ "${CT_SANITIZED:-0}" = 1 ] || gt_quiet
+	_gt_check "$@" && return 0
+	_busy=$(gt_busy)
+	[ "$_busy" -ge "${GT_QUIET_PCT:-25}" ] || fail_ "$_fail"
+	echo "other programs used ${_busy}% of a CPU after the comparison: made again" >&2
+	gt_quiet
+	_gt_check "$@" || fail_ "$_fail"
+}
+
+_gt_check() {
 	_p=$1 _n=$2 _pct=$3 _items=$4
 	shift 4
 	gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@"
@@ -102,7 +160,8 @@ gt_check() {
 	ok | ok-interval) ;;
 	*)
 		grep -E '^(Experiments|Supervisor)' "$_p-$_n-$_pct.out" >&2
-		fail_ "$_p: speeding $_n by $_pct% predicted $pred [$pred_lo, $pred_hi], really $real (spread $real_spread): $_ok"
+		_fail="$_p: speeding $_n by $_pct% predicted $pred [$pred_lo, $pred_hi], really $real (spread $real_spread): $_ok"
+		return 1
 		;;
 	esac
 }

@@ -8,7 +8,8 @@
  *  (a) a function, breakpoints, 1 thread and 8
  *  (b) FILE:LINE in the loop body, by basename, path suffix, full path
  *  (c) the same with uprobes forced
- *  (d) six locations in auto mode: the 5th and 6th fall back to uprobes
+ *  (d) auto mode: four locations get breakpoints, six get uprobes all
+ *      (never both kinds in one process: src/probe.c says why)
  *  (e) a BEGIN/END pair
  *  (f) errors: syntax, nothing found, no code at a line, ambiguities, ...
  *  (g) DSO:0xADDR, and a raw address refused for uprobes
@@ -67,8 +68,18 @@ struct target {
 static void
 target_expect(struct target *t, const char *prefix, char *line, size_t size)
 {
-	if (!fgets(line, (int) size, t->out))
-		die("probetarget %d: no reply, expected '%s'", (int) t->pid, prefix);
+	if (!fgets(line, (int) size, t->out)) {
+		int st = 0;
+
+		/* Its stdout closed: say how it ended. */
+		if (waitpid(t->pid, &st, 0) != t->pid)
+			die("probetarget %d: no reply, expected '%s'", (int) t->pid, prefix);
+		if (WIFSIGNALED(st))
+			die("probetarget %d: killed by signal %d (%s), expected '%s'", (int) t->pid,
+			    WTERMSIG(st), strsignal(WTERMSIG(st)), prefix);
+		die("probetarget %d: exited with %d, expected '%s'", (int) t->pid,
+		    WEXITSTATUS(st), prefix);
+	}
 	line[strcspn(line, "\n")] = '\0';
 	if (strncmp(line, prefix, strlen(prefix)))
 		die("probetarget %d: '%s', expected '%s'", (int) t->pid, line,
@@ -343,6 +354,11 @@ case_fallback(void)
 		{ "transaction", PROBE_THROUGHPUT, "uprobe" },
 	};
 
+	/* As many as the debug registers: breakpoints. */
+	count_case("auto, 4 locations", PROBE_AUTO, 8, w, 4);
+	/* More: uprobes for all, not breakpoints beside uprobes. */
+	for (size_t i = 0; i < 4; i++)
+		w[i].mechanism = "uprobe";
 	count_case("auto, 6 locations", PROBE_AUTO, 8, w, 6);
 }
 

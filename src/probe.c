@@ -1230,8 +1230,8 @@ probe_open_uprobe(struct probe_set *ps, const struct probe *p, pid_t tid)
  * (unit-probe's 8-thread case of 4 breakpoints and 2 uprobes, 16,000 hits
  * each: 3 of about 440 targets on Linux 6.18, none with either kind
  * alone; bpftrace issue 4021 reports the same of a uprobe beside a
- * watchpoint).  A thread found with no debug
- * register left (the target's own use) still falls back alone.
+ * watchpoint).  A thread found with no debug register left (the
+ * target's own use) still falls back alone, beside breakpoints.
  */
 #define PROBE_BP_SLOTS	4
 

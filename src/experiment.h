@@ -97,6 +97,8 @@ struct exp_summary {
 	uint64_t left_ns;	/* of the current experiment */
 	uint64_t len_ns;	/* current experiment length */
 	uint64_t wakes, wakes_credited, pauses, pauses_blocked;
+	/* Times a thread that owed, ready to run, was left waiting for a CPU. */
+	uint64_t pauses_deferred;
 	/* Pauses' cost beyond their holds, credited (pause.h). */
 	uint64_t stop_lag_ns, restart_lag_ns;
 };

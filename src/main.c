@@ -459,8 +459,10 @@ write_report(struct session *s)
 				printf(", loopback not watched (no net:netif_rx)");
 		}
 		printf("; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
-		       "%.1f ms restarting), %" PRIu64 " found blocked\n",
-		       sm.pauses, sm.stop_lag_ns / 1e6, sm.restart_lag_ns / 1e6, sm.pauses_blocked);
+		       "%.1f ms restarting), %" PRIu64 " found blocked, %" PRIu64
+		       " left waiting for a CPU\n",
+		       sm.pauses, sm.stop_lag_ns / 1e6, sm.restart_lag_ns / 1e6, sm.pauses_blocked,
+		       sm.pauses_deferred);
 	}
 	print_causal(s, stdout);
 	if (s->exp) {

@@ -85,6 +85,8 @@ struct tcb {
 	pid_t woken_by;			/* by its last wake-up (0: none seen) */
 	/* --wake-tracking=syscall: when last found waiting in a futex, or 0. */
 	uint64_t futex_seen_ns;
+	/* When last found ready to run but left waiting for a CPU, or 0. */
+	uint64_t ready_seen_ns;
 	uint64_t paid_at_wake;		/* delay.paid_ns then */
 	uint64_t ss_run, ss_wait, ss_hits;	/* at the last look */
 	/* User CPU time one of its samples stands for, in 1/1000 of the period. */

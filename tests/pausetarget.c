@@ -7,6 +7,10 @@
  * after SECONDS of wall time.  At exit it prints on stderr
  *	pausetarget: gaps N total_us T
  * for the gaps of at least 100 us.  Progress: one "tick" per 100,000 hot loops.
+ *
+ * pausetarget SECONDS CROWD: CROWD more threads burn CPU beside the
+ * watcher on CPU 1, so that more threads owe and are ready to run than
+ * there are CPUs (experiment.c pays only as many as there are CPUs).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -75,15 +79,31 @@ watch(void *arg)
 	return NULL;
 }
 
+static void *
+crowd(void *arg)
+{
+	pin(1);
+	while (!done)
+		for (long i = 0; i < 10000; i++) sink = sink * 5 + 1;
+	return NULL;
+}
+
 int
 main(int argc, char **argv)
 {
-	pthread_t h, w;
+	pthread_t h, w, c[64];
+	int ncrowd = argc > 2 ? atoi(argv[2]) : 0;
 
 	seconds = argc > 1 ? atof(argv[1]) : 3;
+	if (ncrowd < 0 || ncrowd > 64)
+		ncrowd = 64;
 	pthread_create(&w, NULL, watch, NULL);
+	for (int i = 0; i < ncrowd; i++)
+		pthread_create(&c[i], NULL, crowd, NULL);
 	pthread_create(&h, NULL, hot, NULL);
 	pthread_join(h, NULL);
 	pthread_join(w, NULL);
+	for (int i = 0; i < ncrowd; i++)
+		pthread_join(c[i], NULL);
 	return 0;
 }

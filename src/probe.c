@@ -944,9 +944,24 @@ probe_uprobe_path(pid_t pid, const struct probe_map *map)
 	return path ? path : xstrdup(map->path);
 }
 
+/*
+ * Debug registers a thread has for execute breakpoints (x86: DR0-DR3).
+ * In auto mode a set of more progress points than this counts them all
+ * with uprobes, not four with breakpoints and the rest with uprobes: a
+ * process counted by both kinds at once was killed by a stray SIGTRAP
+ * (unit-probe's 8-thread case of 4 breakpoints and 2 uprobes, 16,000 hits
+ * each: 3 of about 440 targets on Linux 6.18, none with either kind
+ * alone; bpftrace issue 4021 reports the same of a uprobe beside a
+ * watchpoint).  So a raw address that only a breakpoint can count is
+ * refused beside more points than this.  A thread found with no debug
+ * register left (the target's own use) still falls back alone, beside
+ * breakpoints, with a warning.
+ */
+#define PROBE_BP_SLOTS	4
+
 static int
 probe_place_at(struct probe *p, const struct probe_image *img,
-	       const struct probe_place *pl, enum probe_mode mode)
+	       const struct probe_place *pl, enum probe_mode mode, size_t nprobes)
 {
 	const struct probe_map *map = NULL;
 	uint64_t offset;
@@ -974,6 +989,17 @@ probe_place_at(struct probe *p, const struct probe_image *img,
 			  "there could split an instruction and corrupt the "
 			  "program; use breakpoints (--probe-mode=auto)",
 			  p->spec, pl->vaddr, pl->m->path);
+		return -1;
+	}
+	if (p->bp_only && mode == PROBE_AUTO && nprobes > PROBE_BP_SLOTS) {
+		error_msg("progress point '%s': 0x%" PRIx64 " is neither a "
+			  "function's entry nor a line's start in %s, so only a "
+			  "breakpoint can count it, and with more than %d "
+			  "progress points the others are counted with uprobes: "
+			  "Linux has killed processes counted both ways with a "
+			  "stray SIGTRAP; give at most %d points, or this one as "
+			  "a function or FILE:LINE", p->spec, pl->vaddr,
+			  pl->m->path, PROBE_BP_SLOTS, PROBE_BP_SLOTS);
 		return -1;
 	}
 	p->addr = map->start + (offset - map->offset);
@@ -1042,7 +1068,7 @@ probe_report_not_found(const struct probe *p, const struct probe_image *img)
  */
 static enum probe_state
 probe_resolve_one(struct probe *p, const struct probe_image *img,
-		  enum probe_mode mode, bool quiet, bool *printed)
+		  enum probe_mode mode, size_t nprobes, bool quiet, bool *printed)
 {
 	struct probe_places pl = { .v = NULL };
 	enum probe_state st;
@@ -1058,7 +1084,7 @@ probe_resolve_one(struct probe *p, const struct probe_image *img,
 		st = probe_resolve_addr(p, img, &pl);
 		break;
 	}
-	if (st == PROBE_RESOLVED && probe_place_at(p, img, &pl.v[0], mode))
+	if (st == PROBE_RESOLVED && probe_place_at(p, img, &pl.v[0], mode, nprobes))
 		st = PROBE_FAILED;
 	if (st == PROBE_PENDING && !quiet) {
 		probe_report_not_found(p, img);
@@ -1222,19 +1248,6 @@ probe_open_uprobe(struct probe_set *ps, const struct probe *p, pid_t tid)
 	return perf_sys_open(&attr, tid, -1);
 }
 
-/*
- * Debug registers a thread has for execute breakpoints (x86: DR0-DR3).
- * In auto mode a set of more progress points than this counts them all
- * with uprobes, not four with breakpoints and the rest with uprobes: a
- * process counted by both kinds at once was killed by a stray SIGTRAP
- * (unit-probe's 8-thread case of 4 breakpoints and 2 uprobes, 16,000 hits
- * each: 3 of about 440 targets on Linux 6.18, none with either kind
- * alone; bpftrace issue 4021 reports the same of a uprobe beside a
- * watchpoint).  A thread found with no debug register left (the
- * target's own use) still falls back alone, beside breakpoints.
- */
-#define PROBE_BP_SLOTS	4
-
 static bool
 probe_auto_uprobe(const struct probe_set *ps, const struct probe *p)
 {
@@ -1271,9 +1284,12 @@ probe_open_counter(struct probe_set *ps, struct probe *p, pid_t tid, int *fd)
 		if (err == ENOSPC) {
 			/* Another thread would refuse as well: go straight on. */
 			p->want_uprobe = true;
-			debug_msg("progress point '%s' on thread %d: no debug "
-				  "register left, counting with a uprobe",
-				  p->name, (int) tid);
+			error_msg("warning: progress point '%s': thread %d has "
+				  "no debug register left (the program uses them); "
+				  "counting it with a uprobe beside breakpoints, "
+				  "which Linux has been seen to kill a process for "
+				  "with a stray SIGTRAP (--probe-mode=uprobe avoids "
+				  "it)", p->name, (int) tid);
 		} else if (err == PROBE_EBPDEAD) {
 			ps->bp_unsupported = true;
 			error_msg("warning: %s; counting progress points with "
@@ -1451,7 +1467,7 @@ probe_resolve(struct probe_set *ps, pid_t pid, unsigned flags)
 
 		if (p->state != PROBE_PENDING)
 			continue;
-		if (probe_resolve_one(p, &img, ps->mode, quiet, &printed) ==
+		if (probe_resolve_one(p, &img, ps->mode, ps->nprobes, quiet, &printed) ==
 		    PROBE_RESOLVED && probe_open_on_live(ps, i))
 			printed = true;
 	}

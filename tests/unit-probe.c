@@ -495,6 +495,29 @@ case_errors(void)
 	snprintf(spec, sizeof(spec), "probetarget:%#lx", t.work_vaddr + 1);
 	want_resolve_error(&t, PROBE_UPROBE, spec, 0, -1,
 			   MSGS("neither a function's entry nor a line's start"));
+	/* Only a breakpoint can count it: not beside 4 more (uprobes). */
+	{
+		struct probe_set *ps = probe_set_new(PROBE_AUTO);
+		const char *others[] = { "work_unit", "stage_a", "stage_b", "stage_c" };
+		struct capture c;
+		const char *text;
+		int rc;
+
+		for (size_t i = 0; i < 4; i++)
+			if (probe_add(ps, others[i], PROBE_THROUGHPUT, others[i]) < 0)
+				die("probe_add(%s)", others[i]);
+		if (probe_add(ps, spec, PROBE_THROUGHPUT, "raw") < 0)
+			die("probe_add(%s)", spec);
+		capture_begin(&c);
+		rc = probe_resolve(ps, t.pid, 0);
+		text = capture_end(&c);
+		CHECK(rc == -1, "raw address beside 4 points: probe_resolve = %d", rc);
+		CHECK(!probe_resolved(ps, 4), "raw address beside 4 points resolved");
+		CHECK(strstr(text, "only a breakpoint can count it") &&
+		      strstr(text, "give at most 4 points"),
+		      "raw address beside 4 points: said '%s'", text);
+		probe_set_free(ps);
+	}
 	target_stop(&t);
 
 	/* A process that is gone. */

@@ -409,31 +409,44 @@ want_syntax_error(const char *spec, const char *msg)
 	probe_set_free(ps);
 }
 
-/* probe_resolve refuses spec in t, saying each of msgs. */
+/* probe_resolve refuses spec in t (added after the others, which resolve), saying each of msgs. */
 static void
-want_resolve_error(struct target *t, enum probe_mode mode, const char *spec,
-		   unsigned flags, int want_rc, const char *const *msgs)
+want_resolve_error_beside(struct target *t, enum probe_mode mode,
+			  const char *const *others, const char *spec,
+			  unsigned flags, int want_rc, const char *const *msgs)
 {
 	struct probe_set *ps = probe_set_new(mode);
 	struct capture c;
 	const char *text;
+	unsigned n = 0;
 	int rc;
 
-	if (probe_add(ps, spec, PROBE_THROUGHPUT, "named") != 0)
+	for (; others && others[n]; n++)
+		if (probe_add(ps, others[n], PROBE_THROUGHPUT, others[n]) != (int) n)
+			die("probe_add(%s)", others[n]);
+	if (probe_add(ps, spec, PROBE_THROUGHPUT, "named") != (int) n)
 		die("probe_add(%s)", spec);
 	capture_begin(&c);
 	rc = probe_resolve(ps, t->pid, flags);
 	text = capture_end(&c);
 	CHECK(rc == want_rc, "probe_resolve(%s) = %d, want %d", spec, rc,
 	      want_rc);
-	CHECK(!probe_resolved(ps, 0), "%s resolved", spec);
-	CHECK(!probe_location(ps, 0), "%s has a location", spec);
+	CHECK(!probe_resolved(ps, n), "%s resolved", spec);
+	CHECK(!probe_location(ps, n), "%s has a location", spec);
 	for (; *msgs; msgs++)
 		CHECK(strstr(text, *msgs), "probe_resolve(%s) said '%s', want '%s'",
 		      spec, text, *msgs);
 	if (flags & PROBE_RESOLVE_QUIET)
 		CHECK(!*text, "probe_resolve(%s, quiet) said '%s'", spec, text);
 	probe_set_free(ps);
+}
+
+/* spec alone: probe_resolve returns want_rc and says every one of msgs. */
+static void
+want_resolve_error(struct target *t, enum probe_mode mode, const char *spec,
+		   unsigned flags, int want_rc, const char *const *msgs)
+{
+	want_resolve_error_beside(t, mode, NULL, spec, flags, want_rc, msgs);
 }
 
 #define MSGS(...) ((const char *const[]) { __VA_ARGS__, NULL })
@@ -496,28 +509,12 @@ case_errors(void)
 	want_resolve_error(&t, PROBE_UPROBE, spec, 0, -1,
 			   MSGS("neither a function's entry nor a line's start"));
 	/* Only a breakpoint can count it: not beside 4 more (uprobes). */
-	{
-		struct probe_set *ps = probe_set_new(PROBE_AUTO);
-		const char *others[] = { "work_unit", "stage_a", "stage_b", "stage_c" };
-		struct capture c;
-		const char *text;
-		int rc;
-
-		for (size_t i = 0; i < 4; i++)
-			if (probe_add(ps, others[i], PROBE_THROUGHPUT, others[i]) < 0)
-				die("probe_add(%s)", others[i]);
-		if (probe_add(ps, spec, PROBE_THROUGHPUT, "raw") < 0)
-			die("probe_add(%s)", spec);
-		capture_begin(&c);
-		rc = probe_resolve(ps, t.pid, 0);
-		text = capture_end(&c);
-		CHECK(rc == -1, "raw address beside 4 points: probe_resolve = %d", rc);
-		CHECK(!probe_resolved(ps, 4), "raw address beside 4 points resolved");
-		CHECK(strstr(text, "only a breakpoint can count it") &&
-		      strstr(text, "give at most 4 points"),
-		      "raw address beside 4 points: said '%s'", text);
-		probe_set_free(ps);
-	}
+	want_resolve_error_beside(&t, PROBE_AUTO,
+				  (const char *const[]) { "work_unit", "stage_a",
+							  "stage_b", "stage_c", NULL },
+				  spec, 0, -1,
+				  MSGS("only a breakpoint can count it",
+				       "give at most 4 points"));
 	target_stop(&t);
 
 	/* A process that is gone. */

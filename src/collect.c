@@ -1,4 +1,5 @@
 #include "config.h"
+#include <string.h>
 #include "collect.h"
 #include "experiment.h"
 #include "lines.h"
@@ -6,9 +7,63 @@
 #include "session.h"
 #include "symbolizer.h"
 #include "tcb.h"
+#include "unwind.h"
 
 /* Deeper in-scope frames are rare; this bounds the cost of a sample. */
 #define MAX_FRAMES 64
+
+static bool
+pc_in_scope(void *sym, uint64_t pc)
+{
+	return sym_lookup(sym, pc)->in_scope;
+}
+
+/*
+ * The frames of a sample, leaf first then return addresses, into pcs
+ * (MAX_FRAMES): the kernel's frame-pointer chain without its context
+ * markers, or, when the leaf is out of scope (a library built without
+ * frame pointers may have made the walk skip its caller), the DWARF
+ * unwind of the sample up to where the kernel's walk is right again,
+ * then the rest of the kernel's chain; or the unwind alone if it found
+ * the program's code but the walk never became right (the program's own
+ * code without frame pointers).
+ */
+static unsigned
+sample_frames(struct session *s, struct tcb *t, const struct ct_sample *smp, uint64_t *pcs)
+{
+	uint64_t dw[MAX_FRAMES];
+	unsigned n = 0, k;
+	bool joined;
+
+	for (uint64_t i = 0; i < smp->nr && n < MAX_FRAMES; i++)
+		if (smp->chain[i] < (uint64_t) PERF_CONTEXT_MAX)
+			pcs[n++] = smp->chain[i];
+	if (!n)
+		pcs[n++] = smp->ip;
+	if (!t->proc->unw || !smp->stack_size || sym_lookup(t->proc->sym, pcs[0])->in_scope)
+		return n;
+	k = unwind_sample(t->proc->unw, smp, dw, MAX_FRAMES, pc_in_scope, t->proc->sym, &joined);
+	if (k < 2)
+		return n;
+	if (joined && n > 1 && dw[k - 1] == pcs[1]) {
+		/* dw[k - 1] is pcs[1]: the kernel's chain from there on. */
+		k--;
+		if (k + n - 1 > MAX_FRAMES)
+			n = MAX_FRAMES + 1 - k;
+		memmove(pcs + k, pcs + 1, (n - 1) * sizeof(*pcs));
+		memcpy(pcs, dw, k * sizeof(*pcs));
+		s->samples.unwound++;
+		return k + n - 1;
+	}
+	/* Not joined: the unwind alone, if it found the program's code. */
+	for (unsigned i = 1; i < k; i++)
+		if (sym_lookup(t->proc->sym, dw[i] - 1)->in_scope) {
+			memcpy(pcs, dw, k * sizeof(*pcs));
+			s->samples.unwound++;
+			return k;
+		}
+	return n;
+}
 
 /*
  * Does any in-scope frame of the sample lie in the experiment's target?
@@ -16,20 +71,14 @@
  * time of the target.  Frame 0 is the leaf, the others return addresses.
  */
 static bool
-hits_target(struct session *s, struct tcb *t, const struct ct_sample *smp, uint64_t nr)
+hits_target(struct session *s, struct tcb *t, const uint64_t *pcs, unsigned n)
 {
 	const struct ct_line *line = exp_target_line(s->exp);
 	const struct ct_func *func = exp_target_func(s->exp);
-	unsigned depth = 0;
 
-	for (uint64_t i = 0; i < nr && depth < MAX_FRAMES; i++) {
-		uint64_t pc = smp->nr ? smp->chain[i] : smp->ip;
-		const struct sym_loc *loc;
+	for (unsigned i = 0; i < n; i++) {
+		const struct sym_loc *loc = sym_lookup(t->proc->sym, i ? pcs[i] - 1 : pcs[i]);
 
-		if (pc >= (uint64_t) PERF_CONTEXT_MAX)
-			continue;
-		loc = sym_lookup(t->proc->sym, depth ? pc - 1 : pc);
-		depth++;
 		if (loc->in_scope && ((line && loc->line == line) || (func && loc->func == func)))
 			return true;
 	}
@@ -50,11 +99,10 @@ on_sample(void *ctx, void *owner, const struct ct_sample *smp)
 {
 	struct session *s = ctx;
 	struct tcb *t = owner ? owner : tcb_lookup((pid_t) smp->tid);
-	const struct sym_loc *loc;
-	bool leaf = true, attributed = false;
+	uint64_t pcs[MAX_FRAMES];
+	bool attributed = false;
 	bool full = s->exp && exp_wants_full_chains(s->exp);
-	unsigned depth = 0;
-	uint64_t nr = smp->nr;
+	unsigned n;
 
 	/* Cpu mode: some other process.  Or our launched child before exec. */
 	if (!t || !t->proc->started)
@@ -67,24 +115,16 @@ on_sample(void *ctx, void *owner, const struct ct_sample *smp)
 		s->samples.out_of_scope++;
 		return;
 	}
-	if (!nr)
-		nr = 1;
-	for (uint64_t i = 0; i < nr && depth < MAX_FRAMES; i++) {
-		uint64_t pc = smp->nr ? smp->chain[i] : smp->ip;
-
-		/* PERF_CONTEXT_USER and friends mark sections, not frames. */
-		if (pc >= (uint64_t) PERF_CONTEXT_MAX)
-			continue;
+	n = sample_frames(s, t, smp, pcs);
+	for (unsigned i = 0; i < n; i++) {
 		/* A return address: its call is the instruction before it. */
-		if (!leaf)
-			pc--;
-		loc = sym_lookup(t->proc->sym, pc);
-		if (leaf) {
+		uint64_t pc = i ? pcs[i] - 1 : pcs[i];
+		const struct sym_loc *loc = sym_lookup(t->proc->sym, pc);
+
+		if (!i) {
 			loc->func->self++;
 			t->stats->func = loc->func;
 		}
-		leaf = false;
-		depth++;
 		if (loc->in_scope && !attributed) {
 			loc->func->samples++;
 			if (loc->line)
@@ -104,7 +144,7 @@ on_sample(void *ctx, void *owner, const struct ct_sample *smp)
 	if (!s->exp)
 		return;
 	exp_ran(s->exp, t, smp->time);
-	if (exp_hitting(s->exp, smp->time) && hits_target(s, t, smp, nr))
+	if (exp_hitting(s->exp, smp->time) && hits_target(s, t, pcs, n))
 		exp_hit(s->exp, t, smp->time);
 }
 

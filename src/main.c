@@ -599,6 +599,7 @@ main(int argc, char **argv)
 		.mode = s.opts.sampler,
 		.event = s.opts.event,
 		.period_ns = s.opts.period_ns,
+		.stack_dump = s.opts.unwind_stack,
 	};
 	err = sampler_new(&s.smp, &scfg, &collect_ops, &s);
 	if (err < 0)

@@ -16,6 +16,9 @@
  * Every long option here appears in man/causaltop.1 and in the usage text;
  * tests/options-man.test checks that the three agree.
  */
+#define OPT_STR_(x) #x
+#define OPT_STR(x) OPT_STR_(x)
+
 static const char usage_text[] =
 "Usage: causaltop [record] [OPTIONS] -- COMMAND [ARGS...]\n"
 "       causaltop [record] [OPTIONS] -p PID\n"
@@ -54,11 +57,15 @@ static const char usage_text[] =
 "      --period=MS           sampling period in ms of thread CPU time (default 1)\n"
 "      --sampler=MODE        cpu, thread or auto (default auto: cpu if permitted)\n"
 "      --event=EVENT         task-clock, cpu-clock, cycles or auto (default auto)\n"
+"      --unwind=MODE         fp, or dwarf[,BYTES]: repair callchains broken by\n"
+"                            code without frame pointers with DWARF CFI over\n"
+"                            BYTES of stack copied per sample (default dwarf:\n"
+"                            " OPT_STR(OPT_UNWIND_STACK_DEFAULT) " bytes at a period of 1 ms or more, fewer below)\n"
 "      --realtime=PRIO       run causaltop itself at SCHED_FIFO priority PRIO\n"
 "                            (1 to 99; 0: off; default 1 when permitted), so a\n"
 "                            stopped thread never waits for a CPU for it\n"
 "  -b, --binary-scope=GLOB   profile code in binaries matching GLOB (repeatable;\n"
-"                            default MAIN, the main executable; %% is a wildcard)\n"
+"                            default MAIN, the main executable; % is a wildcard)\n"
 "  -s, --source-scope=GLOB   profile code in source files matching GLOB\n"
 "                            (repeatable; default all)\n"
 "\n"
@@ -81,6 +88,7 @@ enum {
 	OPT_PERIOD,
 	OPT_SAMPLER,
 	OPT_EVENT,
+	OPT_UNWIND,
 	OPT_NO_TUI,
 	OPT_NO_COLOR,
 	OPT_TOP,
@@ -122,6 +130,7 @@ static const struct option long_options[] = {
 	{ "report-interval",	required_argument, NULL, OPT_REPORT_INTERVAL },
 	{ "period",		required_argument, NULL, OPT_PERIOD },
 	{ "sampler",		required_argument, NULL, OPT_SAMPLER },
+	{ "unwind",		required_argument, NULL, OPT_UNWIND },
 	{ "event",		required_argument, NULL, OPT_EVENT },
 	{ "binary-scope",	required_argument, NULL, 'b' },
 	{ "source-scope",	required_argument, NULL, 's' },
@@ -179,6 +188,7 @@ options_parse(struct options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->period_ns = 1000000;
+	o->unwind_stack = OPT_UNWIND_STACK_AUTO;
 	o->realtime = -1;
 	o->top = 20;
 	o->fixed_speedup = -1;
@@ -294,6 +304,27 @@ options_parse(struct options *o, int argc, char **argv)
 			if (o->period_ns < 10000 || o->period_ns > 10000000000ULL)
 				usage_error("invalid period '%s' (ms, 0.01 to 10000)", optarg);
 			break;
+		case OPT_UNWIND: {
+			unsigned long long u = OPT_UNWIND_STACK_DEFAULT;
+
+			if (!strcmp(optarg, "fp")) {
+				o->unwind_stack = 0;
+				break;
+			}
+			if (strncmp(optarg, "dwarf", 5) || (optarg[5] && optarg[5] != ','))
+				usage_error("invalid --unwind '%s' (fp, or dwarf[,BYTES])", optarg);
+			if (optarg[5]) {
+				errno = 0;
+				u = strtoull(optarg + 6, &end, 10);
+				if (errno || end == optarg + 6 || *end || u < 8 ||
+				    u > OPT_UNWIND_STACK_MAX)
+					usage_error("invalid --unwind '%s' (BYTES: 8 to %u)", optarg,
+						    OPT_UNWIND_STACK_MAX);
+			}
+			/* The kernel wants a multiple of 8. */
+			o->unwind_stack = (unsigned) ((u + 7) & ~7ULL);
+			break;
+		}
 		case OPT_SAMPLER:
 			if (!strcmp(optarg, "cpu"))
 				o->sampler = SAMPLER_CPU;
@@ -370,6 +401,18 @@ options_parse(struct options *o, int argc, char **argv)
 		o->runs = 1;
 	if (o->no_experiments && (o->fixed_line || o->fixed_speedup >= 0))
 		usage_error("%s", "--fixed-line and --fixed-speedup need experiments");
+	/*
+	 * The default copy shrinks with shorter periods, down to 512 bytes
+	 * (enough for a leaf like strlen): the rings must hold tens of ms
+	 * of samples.  At 0.1 ms, 4 KB copies lost bursts of samples while
+	 * causaltop handled 10,000 thread creations (manythreads.test).
+	 */
+	if (o->unwind_stack == OPT_UNWIND_STACK_AUTO) {
+		uint64_t b = OPT_UNWIND_STACK_DEFAULT * o->period_ns / 1000000;
+
+		b = b < 512 ? 512 : b > OPT_UNWIND_STACK_DEFAULT ? OPT_UNWIND_STACK_DEFAULT : b;
+		o->unwind_stack = (unsigned) ((b + 7) & ~7ULL);
+	}
 	/* https://no-color.org: set and not empty. */
 	if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
 		o->no_color = true;

@@ -2,6 +2,7 @@
 #ifndef CT_OPTIONS_H
 # define CT_OPTIONS_H
 
+# include <limits.h>
 # include <stdbool.h>
 # include <stdint.h>
 # include <stdio.h>
@@ -15,6 +16,7 @@ struct options {
 	uint64_t period_ns;
 	enum sampler_mode sampler;
 	enum sampler_event event;
+	unsigned unwind_stack;		/* --unwind: stack bytes per sample; 0: fp */
 	const char **binary_scope;
 	size_t n_binary_scope;
 	const char **source_scope;
@@ -45,6 +47,11 @@ struct options {
 	int realtime;			/* SCHED_FIFO priority; 0: off, -1: auto */
 	int verbose;
 };
+
+/* Stack copied per sample for DWARF unwinding (see unwind.h). */
+# define OPT_UNWIND_STACK_DEFAULT	4096
+# define OPT_UNWIND_STACK_MAX		32768
+# define OPT_UNWIND_STACK_AUTO		UINT_MAX	/* while parsing */
 
 enum { WAKE_TRACKING_AUTO, WAKE_TRACKING_SCHED, WAKE_TRACKING_SYSCALL };
 

@@ -129,6 +129,28 @@ perf_parse_sample(const struct perf_event_header *hdr, uint64_t sample_type,
 		s->chain = (const uint64_t *) p;
 		p += s->nr * sizeof(uint64_t);
 	}
+	/* No PERF_SAMPLE_RAW nor BRANCH_STACK: they would come here. */
+	if (sample_type & PERF_SAMPLE_REGS_USER) {
+		TAKE(s->regs_abi);
+		/* ABI_NONE (a kernel thread): no registers follow. */
+		if (s->regs_abi)
+			TAKE(s->regs);
+	}
+	if (sample_type & PERF_SAMPLE_STACK_USER) {
+		uint64_t size, dyn;
+
+		TAKE(size);
+		/* Size 0 (no user stack): neither data nor dyn_size follow. */
+		if (size) {
+			if (size > (size_t) (end - p))
+				return false;
+			s->stack = p;
+			p += size;
+			TAKE(dyn);
+			/* dyn_size: how much of the copy is stack, the rest zeroes. */
+			s->stack_size = dyn < size ? dyn : size;
+		}
+	}
 # undef TAKE
 	(void) v;
 	return true;

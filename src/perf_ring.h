@@ -35,6 +35,23 @@ typedef void (*perf_ring_cb)(void *ctx, const struct perf_event_header *rec);
 /* Consume every record present; returns how many. */
 size_t perf_ring_read(struct perf_ring *, perf_ring_cb, void *ctx);
 
+/*
+ * What the DWARF unwinder needs of a sample (unwind.c): frame and stack
+ * pointers, the pc, and a copy of the top of the user stack.  x86-64
+ * only; elsewhere CT_SAMPLE_UNWIND is 0 and chains are the kernel's.
+ */
+# if defined(__x86_64__)
+#  include <asm/perf_regs.h>
+#  define CT_SAMPLE_UNWIND	(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#  define CT_SAMPLE_REGS_MASK	((1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) | \
+				 (1ULL << PERF_REG_X86_IP))
+# else
+#  define CT_SAMPLE_UNWIND	0
+#  define CT_SAMPLE_REGS_MASK	0
+# endif
+/* Index in ct_sample.regs: the mask's bits in ascending order. */
+enum { CT_REG_BP, CT_REG_SP, CT_REG_IP, CT_SAMPLE_NREGS };
+
 /* A PERF_RECORD_SAMPLE as causaltop requests it. */
 struct ct_sample {
 	uint32_t pid, tid;
@@ -43,6 +60,11 @@ struct ct_sample {
 	uint32_t cpu;
 	uint64_t nr;			/* callchain entries (user only) */
 	const uint64_t *chain;		/* within the record: valid as it is */
+	/* With CT_SAMPLE_UNWIND: the user registers and top of stack. */
+	uint64_t regs_abi;		/* PERF_SAMPLE_REGS_ABI_*; 0: no regs */
+	uint64_t regs[CT_SAMPLE_NREGS];	/* CT_REG_* */
+	uint64_t stack_size;		/* bytes copied from regs[CT_REG_SP] on */
+	const unsigned char *stack;	/* within the record, unaligned */
 };
 
 /* The sample_type causaltop always uses; PERF_SAMPLE_CPU is optional. */

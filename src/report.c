@@ -206,12 +206,14 @@ report_flat(const struct session *s, FILE *out)
 	fprintf(out, "causaltop: %s %d for %.3f s; sampler %s\n",
 		s->launched ? "launched" : "attached to", (int) (s->launched ? s->launched : s->opts.pid),
 		secs, sampler_describe(s->smp));
-	fprintf(out, "Samples: %llu, %llu in scope (%.1f%%), %llu out of scope, %llu lost\n",
+	fprintf(out, "Samples: %llu, %llu in scope (%.1f%%), %llu out of scope, %llu lost, "
+		"%llu unwound with CFI\n",
 		(unsigned long long) s->samples.total,
 		(unsigned long long) s->samples.in_scope,
 		pct(s->samples.in_scope, s->samples.total),
 		(unsigned long long) s->samples.out_of_scope,
-		(unsigned long long) s->samples.lost);
+		(unsigned long long) s->samples.lost,
+		(unsigned long long) s->samples.unwound);
 	if (!s->samples.in_scope)
 		fprintf(out, "No sample fell in scope: was the program built with -g, and does "
 			"--binary-scope/--source-scope name its code?\n");

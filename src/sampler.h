@@ -28,6 +28,8 @@ struct sampler_config {
 	enum sampler_event event;
 	uint64_t period_ns;
 	unsigned ring_pages;		/* data pages per ring, power of two */
+	unsigned stack_dump;		/* bytes of user stack per sample, a
+					   multiple of 8, for unwind.c; 0: none */
 };
 
 struct sampler_ops {

@@ -437,6 +437,12 @@ sym_proc_maps_changed(struct sym_proc *sp)
 	sp->maps_changed = true;
 }
 
+struct Dwfl *
+sym_proc_dwfl(struct sym_proc *sp)
+{
+	return sp->dwfl;
+}
+
 const struct sym_stats *
 sym_proc_stats(const struct sym_proc *sp)
 {

@@ -54,6 +54,10 @@ const struct sym_loc *sym_lookup(struct sym_proc *, uint64_t pc);
 
 const struct sym_stats *sym_proc_stats(const struct sym_proc *);
 
+/* Its libdw session, for the unwinder (unwind.c). */
+struct Dwfl;
+struct Dwfl *sym_proc_dwfl(struct sym_proc *);
+
 /*
  * The machine code of the function containing pc, read from its ELF
  * file: runtime address of its first byte in *start, a malloc'ed copy of

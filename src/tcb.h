@@ -18,6 +18,7 @@ struct probe_thread;
 struct progress_page;
 struct sampler_ring;
 struct sym_proc;
+struct unwinder;
 
 struct ctproc {
 	pid_t tgid;
@@ -25,6 +26,7 @@ struct ctproc {
 	bool started;			/* sampling: after the launched
 					   command's exec, at once otherwise */
 	struct sym_proc *sym;		/* NULL if the symbolizer failed */
+	struct unwinder *unw;		/* over sym's modules; NULL with it */
 	struct progress_page *page;	/* its progress page, once found */
 	uint64_t page_scan_ns;		/* when to look for it next */
 	struct ctproc *next;

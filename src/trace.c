@@ -27,6 +27,7 @@
 #include "tcb.h"
 #include "trace.h"
 #include "tracelog.h"
+#include "unwind.h"
 #include "xmalloc.h"
 
 const char *
@@ -108,8 +109,10 @@ trace_proc_image(struct session *s, struct ctproc *p)
 	}
 	/* Samples taken on the old image are symbolized against it. */
 	sampler_drain(s->smp, NULL);
+	unwind_free(p->unw);
 	sym_proc_free(p->sym);
 	p->sym = sym_proc_new(proc_query_pid(p), s->lines, s->scope);
+	p->unw = p->sym ? unwind_new(p->sym, proc_query_pid(p)) : NULL;
 	/* The old image's page went with its close-on-exec fd. */
 	progress_page_close(s->progress, p->page);
 	p->page = NULL;
@@ -205,6 +208,7 @@ trace_drop_thread(struct session *s, struct tcb *t)
 	t->ring = NULL;
 	tcb_free(t);
 	if (!p->nthreads) {
+		unwind_free(p->unw);
 		sym_proc_free(p->sym);
 		progress_page_close(s->progress, p->page);
 		proc_free(p);

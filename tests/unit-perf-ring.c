@@ -317,7 +317,26 @@ struct sample_spec {
 	uint64_t nr;			/* the nr field written */
 	size_t nchain;			/* entries actually present */
 	const uint64_t *chain;
+	/* PERF_SAMPLE_REGS_USER and STACK_USER, when in sample_type */
+	uint64_t regs_abi;		/* 0: no registers follow */
+	uint64_t regs[CT_SAMPLE_NREGS];
+	uint64_t stack_size;		/* the size field; 0: nothing follows */
+	const unsigned char *stack;	/* stack_size bytes */
+	uint64_t dyn_size;
 };
+
+/* Bytes the spec's registers and stack take after the callchain. */
+static size_t
+tail_bytes(const struct sample_spec *sp)
+{
+	size_t n = 0;
+
+	if (sp->sample_type & PERF_SAMPLE_REGS_USER)
+		n += 8 + (sp->regs_abi ? sizeof(sp->regs) : 0);
+	if (sp->sample_type & PERF_SAMPLE_STACK_USER)
+		n += 8 + (sp->stack_size ? sp->stack_size + 8 : 0);
+	return n;
+}
 
 static unsigned char *
 build_sample(const struct sample_spec *sp, size_t *len)
@@ -350,6 +369,20 @@ build_sample(const struct sample_spec *sp, size_t *len)
 		words[n++] = sp->nr;
 		for (size_t i = 0; i < sp->nchain; i++)
 			words[n++] = sp->chain[i];
+	}
+	if (sp->sample_type & PERF_SAMPLE_REGS_USER) {
+		words[n++] = sp->regs_abi;
+		if (sp->regs_abi)
+			for (size_t i = 0; i < CT_SAMPLE_NREGS; i++)
+				words[n++] = sp->regs[i];
+	}
+	if (sp->sample_type & PERF_SAMPLE_STACK_USER) {
+		words[n++] = sp->stack_size;
+		if (sp->stack_size) {
+			memcpy(&words[n], sp->stack, sp->stack_size);
+			n += (sp->stack_size + 7) / 8;
+			words[n++] = sp->dyn_size;
+		}
 	}
 	*len = n * sizeof(uint64_t);
 	hdr.size = (uint16_t) *len;
@@ -387,12 +420,33 @@ check_decoded(const char *what, const struct sample_spec *sp,
 		const unsigned char *c = (const unsigned char *) s->chain;
 		size_t hdr_len = ((const struct perf_event_header *) rec)->size;
 
-		/* The chain points into the record, at its end. */
-		CHECK(c == rec + hdr_len - sp->nr * sizeof(uint64_t),
+		/* The chain points into the record, before regs and stack. */
+		CHECK(c == rec + hdr_len - tail_bytes(sp) - sp->nr * sizeof(uint64_t),
 		      "%s: chain does not point at the record's chain", what);
 		for (uint64_t i = 0; i < sp->nr; i++)
 			CHECK(s->chain[i] == sp->chain[i], "%s: chain[%" PRIu64 "] %#" PRIx64
 			      ", want %#" PRIx64, what, i, s->chain[i], sp->chain[i]);
+	}
+	CHECK(s->regs_abi == ((sp->sample_type & PERF_SAMPLE_REGS_USER) ? sp->regs_abi : 0),
+	      "%s: regs abi %" PRIu64 ", want %" PRIu64, what, s->regs_abi, sp->regs_abi);
+	if (s->regs_abi)
+		for (size_t i = 0; i < CT_SAMPLE_NREGS; i++)
+			CHECK(s->regs[i] == sp->regs[i], "%s: regs[%zu] %#" PRIx64
+			      ", want %#" PRIx64, what, i, s->regs[i], sp->regs[i]);
+	if ((sp->sample_type & PERF_SAMPLE_STACK_USER) && sp->stack_size) {
+		uint64_t want = sp->dyn_size < sp->stack_size ? sp->dyn_size : sp->stack_size;
+		size_t hdr_len = ((const struct perf_event_header *) rec)->size;
+
+		CHECK(s->stack_size == want, "%s: stack %" PRIu64 " bytes, want %" PRIu64,
+		      what, s->stack_size, want);
+		/* The copy is in the record, just before dyn_size. */
+		CHECK(s->stack == rec + hdr_len - 8 - sp->stack_size,
+		      "%s: stack does not point at the record's copy", what);
+		CHECK(s->stack_size > sp->stack_size || !memcmp(s->stack, sp->stack, s->stack_size),
+		      "%s: the stack copy differs", what);
+	} else {
+		CHECK(s->stack_size == 0, "%s: %" PRIu64 " bytes of stack, want none",
+		      what, s->stack_size);
 	}
 }
 
@@ -472,6 +526,37 @@ test_parse(void)
 		PERF_SAMPLE_PERIOD;
 	sp.cpu = 1;
 	parse_ok("every field up to the callchain", &sp);
+
+	/* What DWARF unwinding needs (unwind.c): registers, a stack copy. */
+	if (CT_SAMPLE_UNWIND) {
+		static const unsigned char stack[32] = "return addresses and spills";
+
+		sp.sample_type = CT_SAMPLE_TYPE | PERF_SAMPLE_CPU | CT_SAMPLE_UNWIND;
+		sp.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+		sp.regs[CT_REG_BP] = 0x7ffc00001000ULL;
+		sp.regs[CT_REG_SP] = 0x7ffc00000f00ULL;
+		sp.regs[CT_REG_IP] = sp.ip;
+		sp.stack = stack;
+		sp.stack_size = sizeof(stack);
+		sp.dyn_size = 24;
+		parse_ok("registers and 24 of 32 bytes of stack", &sp);
+		/* dyn_size is the kernel's; never more than the copy. */
+		sp.dyn_size = 1000;
+		parse_ok("dyn_size past the copy", &sp);
+		sp.dyn_size = sizeof(stack);
+		sp.sample_type = CT_SAMPLE_TYPE | CT_SAMPLE_UNWIND;
+		parse_ok("registers and stack, no cpu", &sp);
+		/* A kernel thread: ABI_NONE, no registers; no user stack. */
+		sp.regs_abi = 0;
+		sp.stack_size = 0;
+		parse_ok("no registers, stack size 0", &sp);
+		sp.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+		sp.stack_size = sizeof(stack);
+		sp.nr = sp.nchain = 0;
+		parse_ok("registers and stack, empty callchain", &sp);
+		sp.stack_size = 0;
+		sp.nr = sp.nchain = 5;
+	}
 
 	sp.sample_type = CT_SAMPLE_TYPE;
 	sp.nr = sp.nchain = 0;

@@ -2,8 +2,8 @@
  * libFuzzer harness of the perf ring reader and the sample parser.
  * Input: data_head (8 bytes), data_tail (8), sample_type (8), the ring's
  * size as a power of two (1 byte: 64 to 4096 bytes), then the ring's
- * bytes.  Every record delivered is parsed; a parsed callchain is read
- * whole (ASan checks it lies within the record).
+ * bytes.  Every record delivered is parsed; a parsed callchain and stack
+ * copy are read whole (ASan checks they lie within the record).
  */
 #include "config.h"
 #include <stdint.h>
@@ -28,7 +28,9 @@ on_record(void *ctx, const struct perf_event_header *rec)
 		memcpy(&v, s.chain + i, sizeof(v));
 		sum += v;
 	}
-	sum += s.ip + s.pid + s.tid + s.time + s.cpu;
+	for (uint64_t i = 0; i < s.stack_size; i++)
+		sum += s.stack[i];
+	sum += s.ip + s.pid + s.tid + s.time + s.cpu + s.regs_abi + s.regs[CT_REG_SP];
 }
 
 int

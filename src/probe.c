@@ -959,6 +959,13 @@ probe_uprobe_path(pid_t pid, const struct probe_map *map)
  */
 #define PROBE_BP_SLOTS	4
 
+/* Auto mode counts every point with uprobes when they are this many. */
+static bool
+probe_auto_all_uprobes(size_t nprobes)
+{
+	return nprobes > PROBE_BP_SLOTS;
+}
+
 static int
 probe_place_at(struct probe *p, const struct probe_image *img,
 	       const struct probe_place *pl, enum probe_mode mode, size_t nprobes)
@@ -991,7 +998,7 @@ probe_place_at(struct probe *p, const struct probe_image *img,
 			  p->spec, pl->vaddr, pl->m->path);
 		return -1;
 	}
-	if (p->bp_only && mode == PROBE_AUTO && nprobes > PROBE_BP_SLOTS) {
+	if (p->bp_only && mode == PROBE_AUTO && probe_auto_all_uprobes(nprobes)) {
 		error_msg("progress point '%s': 0x%" PRIx64 " is neither a "
 			  "function's entry nor a line's start in %s, so only a "
 			  "breakpoint can count it, and with more than %d "
@@ -1251,7 +1258,7 @@ probe_open_uprobe(struct probe_set *ps, const struct probe *p, pid_t tid)
 static bool
 probe_auto_uprobe(const struct probe_set *ps, const struct probe *p)
 {
-	return p->want_uprobe || ps->bp_unsupported || ps->nprobes > PROBE_BP_SLOTS;
+	return p->want_uprobe || ps->bp_unsupported || probe_auto_all_uprobes(ps->nprobes);
 }
 
 /* One counter for p on tid: 0 with *fd, or -errno (printed but ESRCH). */

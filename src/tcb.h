@@ -89,6 +89,8 @@ struct tcb {
 	uint64_t futex_seen_ns;
 	/* When last found ready to run but left waiting for a CPU, or 0. */
 	uint64_t ready_seen_ns;
+	/* CPUs 0-63 it may run on, read at each experiment's start; 0: unknown. */
+	uint64_t cpus;
 	uint64_t paid_at_wake;		/* delay.paid_ns then */
 	uint64_t ss_run, ss_wait, ss_hits;	/* at the last look */
 	/* User CPU time one of its samples stands for, in 1/1000 of the period. */

@@ -43,8 +43,9 @@ sample_frames(struct session *s, struct tcb *t, const struct ct_sample *smp, uin
 	if (!t->proc->unw || !smp->stack_size || sym_lookup(t->proc->sym, pcs[0])->in_scope)
 		return n;
 	k = unwind_sample(t->proc->unw, smp, dw, MAX_FRAMES, pc_in_scope, t->proc->sym, &joined);
-	if (k < 2)
+	if (!k)
 		return n;
+	s->samples.unwound++;
 	if (joined && n > 1 && dw[k - 1] == pcs[1]) {
 		/* dw[k - 1] is pcs[1]: the kernel's chain from there on. */
 		k--;
@@ -52,17 +53,11 @@ sample_frames(struct session *s, struct tcb *t, const struct ct_sample *smp, uin
 			n = MAX_FRAMES + 1 - k;
 		memmove(pcs + k, pcs + 1, (n - 1) * sizeof(*pcs));
 		memcpy(pcs, dw, k * sizeof(*pcs));
-		s->samples.unwound++;
 		return k + n - 1;
 	}
-	/* Not joined: the unwind alone, if it found the program's code. */
-	for (unsigned i = 1; i < k; i++)
-		if (sym_lookup(t->proc->sym, dw[i] - 1)->in_scope) {
-			memcpy(pcs, dw, k * sizeof(*pcs));
-			s->samples.unwound++;
-			return k;
-		}
-	return n;
+	/* Not joined: the unwind alone. */
+	memcpy(pcs, dw, k * sizeof(*pcs));
+	return k;
 }
 
 /*

@@ -20,6 +20,7 @@ struct unwinder {
 	unwind_scope_fn in_scope;
 	void *scope_arg;
 	bool prev_in_scope;		/* of pcs[n - 1] */
+	bool reached;			/* some frame past the first in scope */
 	bool joined;
 };
 
@@ -100,6 +101,7 @@ uw_frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	u->prev_in_scope = u->n > 1 && u->in_scope(u->scope_arg, pc - 1);
+	u->reached |= u->prev_in_scope;
 	return u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -144,10 +146,11 @@ unwind_sample(struct unwinder *u, const struct ct_sample *smp, uint64_t *pcs,
 	u->in_scope = in_scope;
 	u->scope_arg = scope_arg;
 	u->prev_in_scope = false;
+	u->reached = false;
 	u->joined = false;
 	/* Ends with an error where the stack copy or the CFI ends: fine. */
 	dwfl_getthread_frames(dwfl, u->pid, uw_frame, u);
 	u->smp = NULL;
 	*joined = u->joined;
-	return u->n;
+	return u->reached ? u->n : 0;
 }

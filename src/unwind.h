@@ -35,8 +35,9 @@ typedef bool (*unwind_scope_fn)(void *arg, uint64_t pc);
 
 /*
  * Unwind smp into pcs[0..n) (pcs[0] its pc, then return addresses) for
- * at most max frames; returns n, 0 if the sample cannot be unwound (no
- * registers or stack in it, not a 64-bit task, libdw refused).  Stops
+ * at most max frames; returns n, or 0 if the unwind found no in-scope
+ * frame (or could not start: no registers or stack in the sample, not
+ * a 64-bit task, libdw refused).  Stops
  * where the stack copy or the CFI ends, and where the kernel's
  * frame-pointer walk of the same sample becomes right: at the caller of
  * the in-scope frame whose frame pointer the sample's is.  *joined then

@@ -85,6 +85,7 @@ struct probe_thread {
 	struct probe_thread *prev, *next;
 	size_t nfds;
 	int *fds;		/* by probe index; -1: none */
+	uint64_t *bp_addr;	/* where fds[i] is a breakpoint; else 0 */
 };
 
 struct probe_set {
@@ -1261,12 +1262,17 @@ probe_auto_uprobe(const struct probe_set *ps, const struct probe *p)
 	return p->want_uprobe || ps->bp_unsupported || probe_auto_all_uprobes(ps->nprobes);
 }
 
-/* One counter for p on tid: 0 with *fd, or -errno (printed but ESRCH). */
+/*
+ * One counter for p on tid: 0 with *fd and, when it is a breakpoint, its
+ * address in *bp_addr (else 0); or -errno (printed but ESRCH).
+ */
 static int
-probe_open_counter(struct probe_set *ps, struct probe *p, pid_t tid, int *fd)
+probe_open_counter(struct probe_set *ps, struct probe *p, pid_t tid, int *fd,
+		   uint64_t *bp_addr)
 {
 	int err;
 
+	*bp_addr = 0;
 	if (ps->mode == PROBE_BREAKPOINT || p->bp_only ||
 	    (ps->mode == PROBE_AUTO && !probe_auto_uprobe(ps, p))) {
 		if (probe_breakpoints_dead()) {
@@ -1277,6 +1283,7 @@ probe_open_counter(struct probe_set *ps, struct probe *p, pid_t tid, int *fd)
 		}
 		if (*fd >= 0) {
 			p->used_bp = true;
+			*bp_addr = p->addr;
 			return 0;
 		}
 		err = errno;
@@ -1333,8 +1340,11 @@ probe_thread_grow(struct probe_thread *t, size_t n)
 	if (t->nfds >= n)
 		return;
 	t->fds = xrealloc(t->fds, n * sizeof(*t->fds));
-	while (t->nfds < n)
-		t->fds[t->nfds++] = -1;
+	t->bp_addr = xrealloc(t->bp_addr, n * sizeof(*t->bp_addr));
+	for (; t->nfds < n; t->nfds++) {
+		t->fds[t->nfds] = -1;
+		t->bp_addr[t->nfds] = 0;
+	}
 }
 
 /* Counts into the totals, counters closed; the handle stays listed. */
@@ -1347,6 +1357,7 @@ probe_thread_retire(struct probe_set *ps, struct probe_thread *t)
 		ps->probes[i].gone += probe_read_fd(t->fds[i]);
 		close(t->fds[i]);
 		t->fds[i] = -1;
+		t->bp_addr[i] = 0;
 	}
 	t->live = false;
 }
@@ -1362,6 +1373,7 @@ probe_thread_free(struct probe_set *ps, struct probe_thread *t)
 	if (t->next)
 		t->next->prev = t->prev;
 	free(t->fds);
+	free(t->bp_addr);
 	free(t);
 }
 
@@ -1437,16 +1449,19 @@ probe_open_on_live(struct probe_set *ps, size_t i)
 	int rc = 0;
 
 	for (struct probe_thread *t = ps->threads; t; t = t->next) {
+		uint64_t bp_addr;
 		int fd, err;
 
 		if (!t->live)
 			continue;
 		probe_thread_grow(t, ps->nprobes);
-		err = probe_open_counter(ps, &ps->probes[i], t->tid, &fd);
-		if (!err)
+		err = probe_open_counter(ps, &ps->probes[i], t->tid, &fd, &bp_addr);
+		if (!err) {
 			t->fds[i] = fd;
-		else if (err != -ESRCH)
+			t->bp_addr[i] = bp_addr;
+		} else if (err != -ESRCH) {
 			rc = -1;	/* it exits: probe_thread_close comes */
+		}
 	}
 	return rc;
 }
@@ -1503,13 +1518,15 @@ probe_thread_open(struct probe_set *ps, pid_t tid, struct probe_thread **thread)
 
 		if (ps->probes[i].state != PROBE_RESOLVED)
 			continue;
-		err = probe_open_counter(ps, &ps->probes[i], tid, &t->fds[i]);
+		err = probe_open_counter(ps, &ps->probes[i], tid, &t->fds[i],
+					 &t->bp_addr[i]);
 		if (err) {
 			for (size_t j = 0; j < i; j++) {
 				if (t->fds[j] >= 0)
 					close(t->fds[j]);
 			}
 			free(t->fds);
+			free(t->bp_addr);
 			free(t);
 			*thread = NULL;
 			return err;
@@ -1522,6 +1539,16 @@ probe_thread_open(struct probe_set *ps, pid_t tid, struct probe_thread **thread)
 	ps->threads = t;
 	*thread = t;
 	return 0;
+}
+
+bool
+probe_thread_bp_at(const struct probe_thread *t, uint64_t addr)
+{
+	for (size_t i = 0; t && addr && i < t->nfds; i++) {
+		if (t->fds[i] >= 0 && t->bp_addr[i] == addr)
+			return true;
+	}
+	return false;
 }
 
 void

@@ -133,6 +133,11 @@ bool probe_resolved(const struct probe_set *ps, unsigned i);
  */
 int probe_thread_open(struct probe_set *ps, pid_t tid,
 		      struct probe_thread **thread);
+/*
+ * True when the thread has a breakpoint counter open at addr (a debug
+ * exception there with no cause recorded is ours: src/trace.c).
+ */
+bool probe_thread_bp_at(const struct probe_thread *thread, uint64_t addr);
 /* Add its final counts to the totals, close its counters, free it. */
 void probe_thread_close(struct probe_set *ps, struct probe_thread *thread);
 

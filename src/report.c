@@ -196,6 +196,9 @@ report_progress(const struct session *s, FILE *out, double secs)
 			v[i]->kind == PROGRESS_LATENCY ? "latency" : "throughput", v[i]->source,
 			arr, (unsigned long long) v[i]->count, secs > 0 ? v[i]->count / secs : 0);
 	}
+	if (s->threads.stray_traps)
+		fprintf(out, "  %llu SIGTRAP(s) of the breakpoint counters themselves kept from "
+			"the program\n", (unsigned long long) s->threads.stray_traps);
 }
 
 void

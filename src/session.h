@@ -73,6 +73,7 @@ struct session {
 		uint64_t traced;	/* tcbs ever created */
 		uint64_t exited;	/* reported dead while traced */
 		uint64_t detached;	/* let go alive at the end */
+		uint64_t stray_traps;	/* SIGTRAPs of our breakpoints, dropped */
 	} threads;
 	struct {
 		uint64_t total;		/* samples of traced threads */

@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,24 @@ worker(void *arg)
 	return NULL;
 }
 
+/*
+ * A debug exception with no cause recorded, at one of the test's
+ * breakpoints: a KVM guest raised them in bursts (22 in 5*10^7 counted
+ * hits), and the kernel's SIGTRAP for them killed this program.  Traced
+ * by causaltop, a program never sees it (src/trace.c, straytrap.test);
+ * here, untraced, it drops it itself.  The thread resumes at the
+ * breakpoint, which counts.  Any other SIGTRAP still kills it.
+ */
+static void
+on_sigtrap(int sig, siginfo_t *si, void *uc)
+{
+	(void) uc;
+	if (si->si_code == TRAP_BRKPT)
+		return;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* The main program's load bias, to give work_unit's ELF address. */
 static int
 main_bias(struct dl_phdr_info *info, size_t size, void *data)
@@ -130,6 +149,7 @@ int
 main(int argc, char **argv)
 {
 	pthread_t tids[64];
+	struct sigaction sa;
 	uintptr_t bias = 0;
 	char line[4096];
 	int n;
@@ -141,6 +161,10 @@ main(int argc, char **argv)
 	if (n < 0 || n > 64)
 		fail_exit(2, "probetarget: 0 to 64 threads");
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	sa.sa_sigaction = on_sigtrap;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, NULL);
 	pthread_barrier_init(&go_barrier, NULL, n + 1);
 	for (int i = 0; i < n; i++) {
 		if (pthread_create(&tids[i], NULL, worker, NULL))

@@ -725,8 +725,8 @@ pay(struct exp_engine *e, uint64_t now)
 	 * taskset, or threads pinned to one CPU, are crowded sooner.
 	 */
 	ncpus = (unsigned) __builtin_popcountll(e->ready_cpus & e->online_mask);
-	if (!ncpus || ncpus > e->ncpus)
-		ncpus = e->ncpus;
+	if (!ncpus)
+		ncpus = e->ncpus;	/* none ready, or over 64 CPUs */
 	e->crowded = nready > ncpus;
 	pay_ready(e, nready, ncpus, now);
 	return pause_busy(e->pz);

@@ -31,6 +31,7 @@ struct delay_thread {
 	uint64_t hist_v[DELAY_HISTORY];
 	unsigned hist_n;
 	uint64_t paid_ns;	/* pauses held, whole session */
+	uint64_t paid_pending;	/* paid since it last took a CPU (delay_revoke) */
 	uint64_t credited_ns;	/* inherited from wakers, whole session */
 	uint64_t hits;		/* samples in the selected code, session */
 };
@@ -63,6 +64,11 @@ void delay_hit(struct delay_global *, struct delay_thread *, uint64_t t, uint64_
  * the thread that is being sped up included, and ratchets.)
  */
 void delay_paid(struct delay_global *, struct delay_thread *, uint64_t t, uint64_t ns);
+/*
+ * Take back ns of what it was credited, at time t: a pause that cost the
+ * program nothing (another of its threads ran on the CPU meanwhile).
+ */
+void delay_revoke(struct delay_thread *, uint64_t t, uint64_t ns);
 /* Its local at time t (before changes stamped after t). */
 uint64_t delay_local_at(const struct delay_thread *, uint64_t t);
 /*

@@ -1,6 +1,6 @@
 /*
  * The virtual-speedup accounting (src/delay.c): hits raise G to the
- * largest local, owed is G - local, wake-ups pass on the waker's local as
+ * largest local (not past G by a thread's overshoot), owed is G - local, wake-ups pass on the waker's local as
  * it was at the wake-up even when events arrive out of order, pauses and
  * forgiveness behave.
  */
@@ -34,6 +34,17 @@ test_hits_and_owed(void)
 	CHECK(g.global == MS && delay_owed(&g, &b) == 0, "overshoot leaves G alone");
 	delay_hit(&g, &a, 6 * MS, MS / 2);
 	CHECK(delay_owed(&g, &b) == MS / 4, "overshoot counts against the next debt");
+	/*
+	 * A hit by a thread ahead of G raises G by the hit, from G, not to
+	 * its local: others do not pay its overshoot.
+	 */
+	delay_paid(&g, &b, 7 * MS, MS);		/* b: 3/4 ms ahead of G */
+	delay_hit(&g, &b, 8 * MS, MS / 2);
+	CHECK(g.global == 2 * MS, "hit from ahead: G %llu, want 2 ms",
+	      (unsigned long long) g.global);
+	CHECK(delay_owed(&g, &a) == MS / 2, "the other owes the hit only");
+	CHECK(delay_owed(&g, &b) == 0 && b.local == 2 * MS + 3 * MS / 4,
+	      "the hitter keeps its lead: local %llu", (unsigned long long) b.local);
 }
 
 static void

@@ -19,7 +19,11 @@
  *   cc -O2 -I. -I$SRC/src -o wake-cost $SRC/bench/wake-cost.c \
  *      $SRC/src/wake.c $SRC/src/perf_ring.c $SRC/src/xmalloc.c \
  *      $SRC/src/error_prints.c -lpthread
- *   ./wake-cost [ROUND_TRIPS [REPS]]      (default 100000 7)
+ *   ./wake-cost [ROUND_TRIPS [REPS [noswitch]]]      (default 100000 7)
+ *
+ * By default the rings also take sched_switch, as causaltop's do unless
+ * --wake-tracking=waking; "noswitch" times sched_waking (and netif_rx)
+ * alone.  Own wake-ups count wake-ups only.
  */
 #include "config.h"
 #include <errno.h>
@@ -124,6 +128,9 @@ player_main(void *arg)
 	return NULL;
 }
 
+/* sched_switch too, as causaltop opens by default (argv[3] "noswitch": not). */
+static bool with_switches;
+
 struct count {
 	uint64_t all, ours, ours_irq;
 	pid_t pid;
@@ -135,7 +142,7 @@ on_wake(void *ctx, const struct wake_event *ev)
 	struct count *c = ctx;
 
 	c->all++;
-	if (ev->waker_pid == c->pid) {
+	if (ev->waker_pid == c->pid && !ev->sw) {
 		c->ours++;
 		if (ev->irq)
 			c->ours_irq++;
@@ -172,7 +179,7 @@ play(enum kind kind, bool pinned, long trips, bool traced)
 		pthread_attr_setaffinity_np(&attr, sizeof(cpu0), &cpu0);
 	}
 	if (traced) {
-		int err = wake_open(&w, on_wake, &cnt, &why);
+		int err = wake_open(&w, on_wake, &cnt, with_switches, &why);
 
 		if (err < 0) {
 			fprintf(stderr, "wake_open: %s (%s)\n", why, strerror(-err));
@@ -246,10 +253,12 @@ main(int argc, char **argv)
 {
 	long trips = argc > 1 ? atol(argv[1]) : 100000;
 	int reps = argc > 2 ? atoi(argv[2]) : 7;
+
+	with_switches = !(argc > 3 && !strcmp(argv[3], "noswitch"));
 	static const char *const kind_name[] = { "pipe", "futex" };
 
 	if (trips < 1 || reps < 1 || reps > 100) {
-		fprintf(stderr, "usage: %s [ROUND_TRIPS [REPS<=100]]\n", argv[0]);
+		fprintf(stderr, "usage: %s [ROUND_TRIPS [REPS<=100 [noswitch]]]\n", argv[0]);
 		return 2;
 	}
 	printf("%ld round trips, %d runs each, medians; wall and cpu (both "

@@ -139,10 +139,26 @@ struct exp_engine {
 	uint64_t deferred;	/* ready, but left to pay once on a CPU */
 	bool crowded;		/* more ready than CPUs, at the last pay() */
 
+	/* Context switches (cfg.cpu_switches): each CPU, by its number. */
+	struct exp_cpu *cpu;
+	size_t ncpu_slots;
+	unsigned cpu_scale;	/* weight of hits, in 1/1000 (update_cpu_scale) */
+
 	unsigned done, baselines;
 	uint64_t delay_total, wall_total, wakes, wakes_credited;
+	uint64_t cpu_waits, cpu_waits_credited, revoked_ns;
 
 	struct exp_steer steer;
+};
+
+/* A CPU as its context switches show it. */
+struct exp_cpu {
+	uint64_t since;		/* its last switch, 0: none seen */
+	uint64_t ours, others;	/* ns it ran our threads, other tasks (not idle) */
+	uint64_t ours0, others0;	/* at the last update_cpu_scale */
+	pid_t last_tid;		/* the last of our threads to leave it, 0: none */
+	uint64_t last_out;	/* when */
+	pid_t cur;		/* taking it at since */
 };
 
 static bool steer_skips(const struct exp_engine *, unsigned target);
@@ -176,6 +192,7 @@ exp_new(struct session *s, const struct exp_config *cfg)
 	e->steer.focus_hi = 100;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	e->ncpus = n > 0 ? (unsigned) n : 1;
+	e->cpu_scale = 1000;
 	e->online_mask = e->ncpus < 64 ? (1ULL << e->ncpus) - 1 : 0;
 	return e;
 }
@@ -194,6 +211,7 @@ exp_free(struct exp_engine *e)
 	free(e->hit);
 	free(e->dead);
 	free(e->ready);
+	free(e->cpu);
 	free(e->level_idx);
 	free(e->steer.excl[0]);
 	free(e->steer.excl[1]);
@@ -302,23 +320,51 @@ apply_hit(struct exp_engine *e, const struct hit_event *h)
 	 * hits (gt-mutex, syscall mode: G grew 0.52 ms an item, not 1.09).
 	 */
 	futex_catch_up(e, t, 0);
-	d = e->d_ns * (t->hit_scale ? t->hit_scale : 1000) / 1000;
+	d = e->d_ns * (e->cfg.cpu_switches ? e->cpu_scale : t->hit_scale ? t->hit_scale : 1000) /
+	    1000;
 	delay_hit(&e->g, &t->delay, h->time, d * (t->sample_scale ? t->sample_scale : 1000) / 1000);
 	debug_msg("exp: hit %d at %" PRIu64 ": local %" PRIu64 " us (G %" PRIu64 ")",
 		  (int) t->tid, h->time / 1000, t->delay.local / 1000, e->g.global / 1000);
 }
 
+/* CPU numbers are small; a silly one is ignored. */
+#define EXP_MAX_CPU 4096
+
+static struct exp_cpu *
+cpu_slot(struct exp_engine *e, int cpu)
+{
+	if (cpu < 0 || cpu >= EXP_MAX_CPU)
+		return NULL;
+	if ((size_t) cpu >= e->ncpu_slots) {
+		size_t n = (size_t) cpu + 1;
+
+		e->cpu = xrealloc(e->cpu, n * sizeof(*e->cpu));
+		memset(e->cpu + e->ncpu_slots, 0, (n - e->ncpu_slots) * sizeof(*e->cpu));
+		e->ncpu_slots = n;
+	}
+	return &e->cpu[cpu];
+}
+
 void
 exp_wake(struct exp_engine *e, const struct wake_event *w)
 {
-	struct tcb *t = tcb_lookup(w->wakee);
+	struct tcb *t = w->wakee ? tcb_lookup(w->wakee) : NULL;
 
-	if (!t)
-		return;
-	/* Whatever woke it, it may run again: look at it next tick. */
-	t->flags &= ~TCB_BLOCKED;
-	if (w->irq || (e->state != ST_RUNNING && e->state != ST_DRAINING))
-		return;
+	/*
+	 * Kept between experiments too, an interrupt's wake-ups as well:
+	 * when each thread became ready, and what each CPU ran, are needed
+	 * at every switch (apply_switch).  Every switch of the machine
+	 * comes, for each CPU's account.
+	 */
+	if (w->sw) {
+		if (!cpu_slot(e, w->cpu))
+			return;
+	} else {
+		if (!t)
+			return;
+		/* Whatever woke it, it may run again: look at it next tick. */
+		t->flags &= ~TCB_BLOCKED;
+	}
 	if (e->nwk == e->capwk) {
 		e->capwk = e->capwk ? 2 * e->capwk : 256;
 		e->wk = xrealloc(e->wk, e->capwk * sizeof(*e->wk));
@@ -428,6 +474,136 @@ apply_events(struct exp_engine *e)
 	e->ndead = 0;
 }
 
+/* Delays are being inserted: hits and wake-ups count. */
+static bool
+exp_on(const struct exp_engine *e)
+{
+	return e->state == ST_RUNNING || e->state == ST_DRAINING;
+}
+
+/*
+ * A thread that waited for a CPU waited for the thread that held it, as
+ * one woken by another waits for that one: with more threads ready than
+ * CPUs, a faster line in the holder would have given it the CPU sooner.
+ * So the thread taking a CPU is credited as if woken, at the switch, by
+ * the last of ours to hold that CPU, for the delay inserted since it
+ * became ready.  Without this, threads taking turns on a CPU each
+ * absorbed only their own hits, G grew by one thread's share of the CPU
+ * instead of the CPU's, and the wait was weighed in every thread's hits
+ * instead (hit_scale): gt-crowd's hot line (8 threads on 2 CPUs) at 25%
+ * predicted 0.35 for a real 0.15, at 50% 0.52-0.59 for 0.30.
+ */
+static void
+apply_switch(struct exp_engine *e, const struct wake_event *w)
+{
+	const struct delay_thread *hd;
+	struct tcb *prev = tcb_lookup(w->waker_tid), *next;
+	struct exp_cpu *c = cpu_slot(e, w->cpu);
+	uint64_t ready, pending, holder_local;
+
+	/*
+	 * What ran there until now, only when the one leaving is the one
+	 * we saw come: a switch out of the idle task is not always
+	 * reported (never on CPU 1 of this machine's guests, even to perf
+	 * record), and what ran between is unknown.
+	 */
+	if (c->since && w->time > c->since && w->waker_tid == c->cur) {
+		if (prev)
+			c->ours += w->time - c->since;
+		else if (w->waker_tid > 0)
+			c->others += w->time - c->since;
+	}
+	c->since = w->time;
+	c->cur = w->wakee;
+	if (prev) {
+		c->last_tid = prev->tid;
+		c->last_out = w->time;
+		/* Blocked: ready again at its wake-up, which says so. */
+		prev->ready_ns = w->prev_ready ? w->time : 0;
+		prev->out_ns = w->time;
+		prev->out_cpu = w->cpu;
+		prev->out_ours = c->ours;
+	}
+	if (!w->wakee || !(next = tcb_lookup(w->wakee)))
+		return;
+	ready = next->ready_ns;
+	next->ready_ns = 0;
+	pending = next->delay.paid_pending;
+	next->delay.paid_pending = 0;
+	/*
+	 * The last of ours to hold the CPU before it: another task
+	 * (causaltop, often) may have run between them.
+	 */
+	if (!c->last_tid || c->last_tid == next->tid || !(hd = waker_of(e, c->last_tid)) ||
+	    !exp_on(e) || w->time < e->start_ns)
+		return;
+	holder_local = delay_local_at(hd, c->last_out);
+	/*
+	 * Paused since it last ran while others of ours used the CPU: the
+	 * pause delayed it, not the program, which lost no CPU time.  Kept,
+	 * that credit put it ahead of the threads that took its turn, and
+	 * their successors inherited it: gt-crowd's G grew with every
+	 * thread's hits instead of one CPU's (0.43 predicted for 0.30).
+	 * Taken back as far as ours ran there meanwhile (on another CPU
+	 * than it left, all the time away), and not below the holder.
+	 */
+	if (pending && next->out_ns && c->last_out > next->out_ns &&
+	    next->delay.local > holder_local) {
+		uint64_t busy = next->out_cpu == w->cpu ? c->ours - next->out_ours :
+			        w->time - next->out_ns;
+		uint64_t r = pending < busy ? pending : busy;
+
+		if (r > next->delay.local - holder_local)
+			r = next->delay.local - holder_local;
+		if (r) {
+			delay_revoke(&next->delay, w->time, r);
+			e->revoked_ns += r;
+		}
+	}
+	/* Waited for it since it became ready (not known: a wake-up lost). */
+	if (!ready || ready > w->time || c->last_out < ready)
+		return;
+	if (ready < e->start_ns)
+		ready = e->start_ns;
+	e->cpu_waits++;
+	if (delay_wake(&e->g, &next->delay, w->time, holder_local, ready, UINT64_MAX))
+		e->cpu_waits_credited++;
+}
+
+/*
+ * With CPU waits credited at the switch, the hits still have to weigh the
+ * CPU time other programs take (hit_scale's reason): the time our
+ * threads' CPUs ran other tasks, over the time they ran ours, across the
+ * CPUs ours ran on since the last update.  Per CPU rather than per
+ * thread, since a thread's own wait is now mostly for our other threads.
+ */
+#define CPU_SCALE_MIN_NS 20000000ULL
+
+static void
+update_cpu_scale(struct exp_engine *e)
+{
+	uint64_t ours = 0, others = 0, sc;
+
+	for (size_t i = 0; i < e->ncpu_slots; i++) {
+		const struct exp_cpu *c = &e->cpu[i];
+
+		if (c->ours == c->ours0)
+			continue;
+		ours += c->ours - c->ours0;
+		others += c->others - c->others0;
+	}
+	if (ours < CPU_SCALE_MIN_NS)
+		return;
+	for (size_t i = 0; i < e->ncpu_slots; i++) {
+		e->cpu[i].ours0 = e->cpu[i].ours;
+		e->cpu[i].others0 = e->cpu[i].others;
+	}
+	sc = 1000 * (ours + others) / ours;
+	e->cpu_scale = sc > 4000 ? 4000 : (unsigned) sc;
+	debug_msg("exp: cpu scale %u: ours %" PRIu64 " us, others %" PRIu64 " us",
+		  e->cpu_scale, ours / 1000, others / 1000);
+}
+
 static void
 apply_wake(struct exp_engine *e, const struct wake_event *w)
 {
@@ -436,7 +612,14 @@ apply_wake(struct exp_engine *e, const struct wake_event *w)
 	uint64_t before, wl, blocked;
 	uint64_t hide_max = UINT64_MAX;
 
-	if (w->time < e->start_ns || !(t = tcb_lookup(w->wakee)))
+	if (w->sw) {
+		apply_switch(e, w);
+		return;
+	}
+	if (!(t = tcb_lookup(w->wakee)))
+		return;
+	t->ready_ns = w->time;
+	if (w->irq || !exp_on(e) || w->time < e->start_ns)
 		return;
 	if (!(wd = waker_of(e, w->waker_tid)))
 		return;		/* not ours: an outside wake-up */
@@ -484,7 +667,10 @@ apply_wake(struct exp_engine *e, const struct wake_event *w)
  * Coz counts CPU time only, which underestimates every line of a program
  * that competes with other processes by their share.  So a thread's hits
  * weigh (run + wait) / run, measured over the last tick from
- * /proc/TID/schedstat (1 on an idle machine; capped at 4).
+ * /proc/TID/schedstat (1 on an idle machine; capped at 4).  That counts
+ * waits behind our own threads as well: with context switches followed,
+ * those are credited at the switch and the hits weigh per CPU instead
+ * (update_cpu_scale).
  */
 /*
  * A sample should stand for one period of user CPU time, but samples go
@@ -532,6 +718,11 @@ update_scales(struct exp_engine *e, uint64_t now)
 			continue;
 		t->ss_hits = t->delay.hits;
 		calibrate(e, t, now);
+		/* Weighed per CPU instead (update_cpu_scale): no /proc read. */
+		if (e->cfg.cpu_switches) {
+			t->hit_scale = 1000;
+			continue;
+		}
 		if (!procfs_task_schedstat(&t->pf, t->proc->tgid, t->tid, &run, &wait, NULL))
 			continue;
 		if (t->hit_scale && run > t->ss_run + 1000000 && wait >= t->ss_wait) {
@@ -765,6 +956,7 @@ forgive_all(struct exp_engine *e, uint64_t now)
 	pause_release_all(e->pz);
 	for (struct tcb *t = tcb_first(); t; t = t->next) {
 		delay_forgive(&e->g, &t->delay, now);
+		t->delay.paid_pending = 0;
 		t->flags &= ~TCB_BLOCKED;
 		t->futex_seen_ns = 0;
 	}
@@ -1117,16 +1309,18 @@ exp_tick(struct exp_engine *e, uint64_t now)
 {
 	switch (e->state) {
 	case ST_COOLOFF:
-		if (now < e->cool_until)
-			return;
-		/* fall through */
 	case ST_IDLE:
+		/* Switches and wake-ups keep coming: keep the accounts current. */
+		apply_events(e);
+		if (e->state == ST_COOLOFF && now < e->cool_until)
+			return;
 		try_start(e, now);
 		return;
 	case ST_RUNNING:
 		apply_events(e);
 		integrate(e, now);
 		update_scales(e, now);
+		update_cpu_scale(e);
 		pause_settle(e->pz, now);
 		if (now >= e->end_ns) {
 			/* No more hits: let the running threads pay up. */
@@ -1190,6 +1384,9 @@ exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
 		.len_ns = e->len_ns,
 		.wakes = e->wakes,
 		.wakes_credited = e->wakes_credited,
+		.cpu_waits = e->cpu_waits,
+		.cpu_waits_credited = e->cpu_waits_credited,
+		.revoked_ns = e->revoked_ns,
 		.pauses = ps->held,
 		.pauses_blocked = ps->in_syscall,
 		.pauses_deferred = e->deferred,

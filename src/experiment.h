@@ -31,6 +31,7 @@ struct exp_config {
 	int fixed_speedup;	/* 0..100, or -1: the scheduler chooses */
 	uint64_t seed;
 	bool wake_tracking;	/* wake-ups are reported (exp_wake) */
+	bool cpu_switches;	/* and context switches, with them */
 	uint64_t min_len_ns;	/* experiment length bounds */
 	uint64_t max_len_ns;
 };
@@ -97,6 +98,10 @@ struct exp_summary {
 	uint64_t left_ns;	/* of the current experiment */
 	uint64_t len_ns;	/* current experiment length */
 	uint64_t wakes, wakes_credited, pauses, pauses_blocked;
+	/* Threads that took a CPU from one of ours, and of them credited. */
+	uint64_t cpu_waits, cpu_waits_credited;
+	/* Pause time taken back: others of ours used the CPU meanwhile. */
+	uint64_t revoked_ns;
 	/* Times a thread that owed, ready to run, was left waiting for a CPU. */
 	uint64_t pauses_deferred;
 	/* Pauses' cost beyond their holds, credited (pause.h). */

@@ -354,9 +354,11 @@ make_experiments(struct session *s)
 		return;
 	}
 	if (o->wake_tracking != WAKE_TRACKING_SYSCALL &&
-	    wake_open(&s->wake, on_wake, s, &why) < 0) {
-		if (o->wake_tracking == WAKE_TRACKING_SCHED)
-			error_msg_and_die(CT_EXIT_PERF, "--wake-tracking=sched: %s", why);
+	    wake_open(&s->wake, on_wake, s, o->wake_tracking != WAKE_TRACKING_WAKING, &why) < 0) {
+		if (o->wake_tracking == WAKE_TRACKING_SCHED || o->wake_tracking == WAKE_TRACKING_WAKING)
+			error_msg_and_die(CT_EXIT_PERF, "--wake-tracking=%s: %s",
+					  o->wake_tracking == WAKE_TRACKING_SCHED ? "sched" : "waking",
+					  why);
 		s->wake = NULL;
 		if (o->verbose)
 			error_msg("wake-ups are not tracked (%s): blocked threads are "
@@ -364,6 +366,7 @@ make_experiments(struct session *s)
 	}
 	s->wake_mode = s->wake ? "sched_waking" : "syscall";
 	cfg.wake_tracking = s->wake != NULL;
+	cfg.cpu_switches = s->wake && wake_stats(s->wake)->switch_watched;
 	s->exp = exp_new(s, &cfg);
 }
 
@@ -457,6 +460,12 @@ write_report(struct session *s)
 				printf(", %" PRIu64 " by a loopback sender", ws->loopback);
 			else
 				printf(", loopback not watched (no net:netif_rx)");
+			if (ws->switch_watched)
+				printf("; waits for a CPU held by a traced thread %" PRIu64
+				       ", %" PRIu64 " credited; pause time taken back %.1f ms",
+				       sm.cpu_waits, sm.cpu_waits_credited, sm.revoked_ns / 1e6);
+			else
+				printf("; waits for a CPU not followed (no sched:sched_switch)");
 		}
 		printf("; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
 		       "%.1f ms restarting), %" PRIu64 " found blocked, %" PRIu64

@@ -49,8 +49,9 @@ static const char usage_text[] =
 "      --fixed-speedup=PCT   only this speedup (0 to 100), against 0% baselines\n"
 "      --granularity=G       line or function (default line)\n"
 "      --seed=N              seed of the experiment scheduler (default: clock)\n"
-"      --wake-tracking=MODE  sched, syscall or auto (default auto: sched if the\n"
-"                            sched_waking tracepoint can be used)\n"
+"      --wake-tracking=MODE  sched, waking, syscall or auto (default auto: sched\n"
+"                            if the sched_waking tracepoint can be used;\n"
+"                            waking: without following context switches)\n"
 "      --no-experiments      sample only: a flat profile, no virtual speedups\n"
 "\n"
 "Sampling:\n"
@@ -262,10 +263,12 @@ options_parse(struct options *o, int argc, char **argv)
 				o->wake_tracking = WAKE_TRACKING_AUTO;
 			else if (!strcmp(optarg, "sched"))
 				o->wake_tracking = WAKE_TRACKING_SCHED;
+			else if (!strcmp(optarg, "waking"))
+				o->wake_tracking = WAKE_TRACKING_WAKING;
 			else if (!strcmp(optarg, "syscall"))
 				o->wake_tracking = WAKE_TRACKING_SYSCALL;
 			else
-				usage_error("invalid --wake-tracking '%s' (sched, syscall or auto)",
+				usage_error("invalid --wake-tracking '%s' (sched, waking, syscall or auto)",
 					    optarg);
 			break;
 		case OPT_NO_EXPERIMENTS:

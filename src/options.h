@@ -53,7 +53,7 @@ struct options {
 # define OPT_UNWIND_STACK_MAX		32768
 # define OPT_UNWIND_STACK_AUTO		UINT_MAX	/* while parsing */
 
-enum { WAKE_TRACKING_AUTO, WAKE_TRACKING_SCHED, WAKE_TRACKING_SYSCALL };
+enum { WAKE_TRACKING_AUTO, WAKE_TRACKING_SCHED, WAKE_TRACKING_WAKING, WAKE_TRACKING_SYSCALL };
 
 /* Parse or exit: CT_EXIT_USAGE on bad input, 0 after --help/--version. */
 void options_parse(struct options *, int argc, char **argv);

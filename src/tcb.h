@@ -89,6 +89,14 @@ struct tcb {
 	uint64_t futex_seen_ns;
 	/* When last found ready to run but left waiting for a CPU, or 0. */
 	uint64_t ready_seen_ns;
+	/*
+	 * Context switches followed (wake.h): when it last became ready to
+	 * run, woken or preempted, and not yet back on a CPU (0: not known).
+	 */
+	uint64_t ready_ns;
+	/* Its last switch out: when, from which CPU, that CPU's time on ours then. */
+	uint64_t out_ns, out_ours;
+	int out_cpu;
 	/* CPUs 0-63 it may run on, read at each experiment's start; 0: unknown. */
 	uint64_t cpus;
 	uint64_t paid_at_wake;		/* delay.paid_ns then */

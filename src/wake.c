@@ -40,12 +40,21 @@
 
 #define WAKE_EVENT_DIR "events/sched/sched_waking"
 #define WAKE_XMIT_DIR "events/net/netif_rx"
+#define WAKE_SWITCH_DIR "events/sched/sched_switch"
+
+/*
+ * prev_state's low byte holds the reasons a task left its CPU blocked
+ * (S, D, T, t, X, Z, P, I: TASK_REPORT and TASK_REPORT_IDLE); none is
+ * "R", still ready to run.  The bit above says it was preempted.
+ */
+#define WAKE_PREV_STATE_BLOCKED	0xffU
 
 struct wake_cpu {
 	struct wake *w;
 	int cpu;
 	int fd;
 	int xmit_fd;		/* net:netif_rx, output into fd's ring; -1: none */
+	int switch_fd;		/* sched:sched_switch, the same; -1: none */
 	void *map;
 	size_t map_size;
 	struct perf_ring ring;
@@ -102,6 +111,34 @@ wake_parse(const struct perf_event_header *hdr, const struct wake_format *fmt,
 		ev->waker_pid = (pid_t) pid;
 		ev->waker_tid = (pid_t) tid;
 		return WAKE_REC_XMIT;
+	}
+	if (fmt->switch_type && type == fmt->switch_type) {
+		uint64_t state = 0;
+		int32_t next;
+
+		if (fmt->prev_state_off > raw_size ||
+		    raw_size - fmt->prev_state_off < fmt->prev_state_size ||
+		    fmt->next_pid_off > raw_size || raw_size - fmt->next_pid_off < sizeof(next) ||
+		    (fmt->prev_state_size != 4 && fmt->prev_state_size != 8))
+			return WAKE_REC_BAD;
+		if (fmt->prev_state_size == 4) {
+			uint32_t v;
+
+			memcpy(&v, p + fmt->prev_state_off, sizeof(v));
+			state = v;
+		} else {
+			memcpy(&state, p + fmt->prev_state_off, sizeof(state));
+		}
+		memcpy(&next, p + fmt->next_pid_off, sizeof(next));
+		if (next < 0)
+			return WAKE_REC_BAD;
+		ev->time = time;
+		ev->waker_pid = (pid_t) pid;
+		ev->waker_tid = (pid_t) tid;
+		ev->wakee = next;
+		ev->sw = true;
+		ev->prev_ready = !(state & WAKE_PREV_STATE_BLOCKED);
+		return WAKE_REC_SWITCH;
 	}
 	if (type != fmt->waking_type || fmt->flags_off >= raw_size ||
 	    fmt->pid_off > raw_size || raw_size - fmt->pid_off < sizeof(wakee))
@@ -225,6 +262,38 @@ wake_parse_format(const char *text, struct wake_format *fmt)
 		text = *eol ? eol + 1 : eol;
 	}
 	return have_type && have_flags && have_pid;
+}
+
+bool
+wake_parse_switch_format(const char *text, struct wake_format *fmt)
+{
+	const unsigned long max_off = 4096;
+	bool have_state = false, have_next = false;
+
+	while (*text) {
+		const char *eol = strchr(text, '\n');
+		char name[64];
+		unsigned long off, size;
+
+		if (!eol)
+			eol = text + strlen(text);
+		if (wake_format_line(text, eol, name, sizeof(name), &off, &size)) {
+			if (!strcmp(name, "prev_state")) {
+				if (have_state || (size != 4 && size != 8) || off >= max_off)
+					return false;
+				fmt->prev_state_off = off;
+				fmt->prev_state_size = size;
+				have_state = true;
+			} else if (!strcmp(name, "next_pid")) {
+				if (have_next || size != 4 || off >= max_off)
+					return false;
+				fmt->next_pid_off = off;
+				have_next = true;
+			}
+		}
+		text = *eol ? eol + 1 : eol;
+	}
+	return have_state && have_next;
 }
 
 /*
@@ -407,25 +476,30 @@ wake_attr(struct perf_event_attr *attr, uint64_t id)
 }
 
 /*
- * The CPU's net:netif_rx event, written into the sched_waking ring so
- * that the two come in the order they happened.  Optional: without it
- * a loopback wake-up counts as an interrupt's.
+ * Another event of the CPU (net:netif_rx, sched:sched_switch), written
+ * into the sched_waking ring so that all come in the order they
+ * happened.  Optional: without netif_rx a loopback wake-up counts as an
+ * interrupt's; without sched_switch, waits for a CPU are not followed.
+ * Returns its fd or -1.
  */
-static void
-wake_open_xmit(struct wake_cpu *c, uint64_t xmit_id)
+static int
+wake_open_extra(struct wake_cpu *c, uint64_t id)
 {
 	struct perf_event_attr attr;
+	int fd;
 
-	wake_attr(&attr, xmit_id);
-	c->xmit_fd = perf_sys_open(&attr, -1, c->cpu);
-	if (c->xmit_fd >= 0 && ioctl(c->xmit_fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
-		close(c->xmit_fd);
-		c->xmit_fd = -1;
+	wake_attr(&attr, id);
+	fd = perf_sys_open(&attr, -1, c->cpu);
+	if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
+		close(fd);
+		fd = -1;
 	}
+	return fd;
 }
 
 static int
-wake_open_cpu(struct wake_cpu *c, uint64_t id, uint64_t xmit_id, const char **why)
+wake_open_cpu(struct wake_cpu *c, uint64_t id, uint64_t xmit_id, uint64_t switch_id,
+	      const char **why)
 {
 	struct perf_event_attr attr;
 	size_t page = sysconf(_SC_PAGESIZE);
@@ -434,6 +508,7 @@ wake_open_cpu(struct wake_cpu *c, uint64_t id, uint64_t xmit_id, const char **wh
 	int fd;
 
 	c->xmit_fd = -1;
+	c->switch_fd = -1;
 	wake_attr(&attr, id);
 	fd = perf_sys_open(&attr, -1, c->cpu);
 	if (fd < 0) {
@@ -457,7 +532,9 @@ wake_open_cpu(struct wake_cpu *c, uint64_t id, uint64_t xmit_id, const char **wh
 	c->map_size = (pages + 1) * page;
 	perf_ring_init(&c->ring, map, (unsigned char *) map + page, pages * page);
 	if (xmit_id)
-		wake_open_xmit(c, xmit_id);
+		c->xmit_fd = wake_open_extra(c, xmit_id);
+	if (switch_id)
+		c->switch_fd = wake_open_extra(c, switch_id);
 	return 0;
 }
 
@@ -479,7 +556,7 @@ wake_event_id(const char *dir)
 }
 
 int
-wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
+wake_open(struct wake **out, wake_cb cb, void *ctx, bool switches, const char **why)
 {
 	char dir[128], path[160], buf[8192];
 	struct wake_format fmt;
@@ -487,7 +564,7 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 	int *cpus = NULL;
 	size_t ncpus, rootlen;
 	ssize_t len;
-	uint64_t id, xmit_id;
+	uint64_t id, xmit_id, switch_id;
 	int err;
 
 	*out = NULL;
@@ -521,6 +598,18 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 	if (xmit_id > UINT16_MAX || xmit_id == id)
 		xmit_id = 0;
 	fmt.xmit_type = (uint16_t) xmit_id;
+	/* And the context switch's, also optional, with its own layout. */
+	snprintf(path, sizeof(path), "%.*s" WAKE_SWITCH_DIR, (int) rootlen, dir);
+	switch_id = switches ? wake_event_id(path) : 0;
+	if (switch_id > UINT16_MAX || switch_id == id || switch_id == xmit_id)
+		switch_id = 0;
+	if (switch_id) {
+		snprintf(path, sizeof(path), "%.*s" WAKE_SWITCH_DIR "/format", (int) rootlen, dir);
+		if (wake_read_file(path, buf, sizeof(buf)) < 0 ||
+		    !wake_parse_switch_format(buf, &fmt))
+			switch_id = 0;
+	}
+	fmt.switch_type = (uint16_t) switch_id;
 
 	ncpus = wake_online_cpus(&cpus);
 	if (!ncpus) {
@@ -534,12 +623,13 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 	w->fmt = fmt;
 	w->cpus = xcalloc(ncpus, sizeof(*w->cpus));
 	w->stats.xmit_watched = xmit_id != 0;
+	w->stats.switch_watched = switch_id != 0;
 	for (size_t i = 0; i < ncpus; i++) {
 		struct wake_cpu *c = &w->cpus[w->ncpus];
 
 		c->w = w;
 		c->cpu = cpus[i];
-		err = wake_open_cpu(c, id, xmit_id, why);
+		err = wake_open_cpu(c, id, xmit_id, switch_id, why);
 		/* Gone offline since we read the list: nothing to watch there. */
 		if (err == -ENODEV)
 			continue;
@@ -550,9 +640,17 @@ wake_open(struct wake **out, wake_cb cb, void *ctx, const char **why)
 		}
 		if (c->xmit_fd < 0)
 			w->stats.xmit_watched = false;
+		if (c->switch_fd < 0)
+			w->stats.switch_watched = false;
 		w->ncpus++;
 	}
 	free(cpus);
+	/* Followed on some CPUs only, a wait would be half seen: on none. */
+	for (size_t i = 0; i < w->ncpus && !w->stats.switch_watched; i++) {
+		if (w->cpus[i].switch_fd >= 0)
+			close(w->cpus[i].switch_fd);
+		w->cpus[i].switch_fd = -1;
+	}
 	if (!w->ncpus) {
 		wake_close(w);
 		*why = "every CPU went offline while opening the sched_waking events";
@@ -573,6 +671,8 @@ wake_close(struct wake *w)
 		munmap(w->cpus[i].map, w->cpus[i].map_size);
 		if (w->cpus[i].xmit_fd >= 0)
 			close(w->cpus[i].xmit_fd);
+		if (w->cpus[i].switch_fd >= 0)
+			close(w->cpus[i].switch_fd);
 		close(w->cpus[i].fd);
 	}
 	free(w->cpus);
@@ -595,6 +695,11 @@ wake_on_record(void *arg, const struct perf_event_header *rec)
 		case WAKE_REC_XMIT:
 			c->xmit = (struct wake_xmit) { ev.waker_tid, ev.time };
 			w->stats.xmits++;
+			return;
+		case WAKE_REC_SWITCH:
+			ev.cpu = c->cpu;
+			w->stats.switches++;
+			w->cb(w->ctx, &ev);
 			return;
 		case WAKE_REC_WAKING:
 			break;

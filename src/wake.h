@@ -14,6 +14,11 @@
  * wake-up by a task that queued a loopback packet on that CPU just
  * before (WAKE_LOOPBACK_NS) is that task's.
  *
+ * sched:sched_switch shares the ring too (optional): which task left a CPU
+ * to which, and whether the one leaving stayed ready to run.  A thread
+ * that waited for a CPU waited for the task that held it, as a thread
+ * woken by another waited for that one (experiment.c).
+ *
  * Needs tracefs (mounted on /sys/kernel/tracing if it is not and we may)
  * and permission for raw tracepoint samples on every CPU (root or
  * CAP_PERFMON + CAP_SYS_ADMIN).  Rings are drained on the caller's tick.
@@ -34,6 +39,13 @@ struct wake_event {
 	bool irq;		/* in hard/soft interrupt or NMI context, not
 				   the waker's own loopback softirq */
 	bool softirq;		/* serving a softirq (not hardirq, not NMI) */
+	/*
+	 * A context switch instead: waker_* is the task that left the CPU,
+	 * wakee the one that took it (0: the idle task).
+	 */
+	bool sw;
+	bool prev_ready;	/* the one that left is still ready to run */
+	int cpu;		/* the ring's: where it happened */
 };
 
 typedef void (*wake_cb)(void *ctx, const struct wake_event *);
@@ -45,6 +57,9 @@ struct wake_format {
 	unsigned pid_off;	/* pid (the wakee), 4 bytes */
 	uint16_t waking_type;	/* sched_waking's common_type (its id) */
 	uint16_t xmit_type;	/* net:netif_rx's; 0: not watched */
+	uint16_t switch_type;	/* sched:sched_switch's; 0: not watched */
+	unsigned prev_state_off, prev_state_size;	/* its prev_state (4 or 8 bytes) */
+	unsigned next_pid_off;	/* its next_pid, 4 bytes */
 };
 
 /* What a record is. */
@@ -52,6 +67,7 @@ enum wake_rec {
 	WAKE_REC_BAD,		/* too short for what it claims, or unknown */
 	WAKE_REC_WAKING,	/* a wake-up */
 	WAKE_REC_XMIT,		/* a task queued a loopback packet (waker_tid, time) */
+	WAKE_REC_SWITCH,	/* a context switch (sw set) */
 };
 
 /*
@@ -73,17 +89,20 @@ struct wake_stats {
 	uint64_t xmits;		/* loopback transmits seen */
 	uint64_t lost;		/* records the kernel dropped */
 	uint64_t bad;		/* records that made no sense */
+	uint64_t switches;	/* context switches delivered */
 	bool xmit_watched;	/* net:netif_rx could be opened */
+	bool switch_watched;	/* sched:sched_switch could be opened */
 };
 
 struct wake;
 
 /*
- * Open the per-CPU events.  Returns 0, or -errno with *why pointing to a
+ * Open the per-CPU events (with sched_switch if switches and it can be).
+ * Returns 0, or -errno with *why pointing to a
  * static explanation (nothing is printed: the caller decides whether a
  * missing wake-up tracker is worth a word).
  */
-int wake_open(struct wake **, wake_cb, void *ctx, const char **why);
+int wake_open(struct wake **, wake_cb, void *ctx, bool switches, const char **why);
 void wake_close(struct wake *);
 /* Deliver every pending record, in ring order. */
 void wake_drain(struct wake *);
@@ -106,5 +125,7 @@ bool wake_loopback(const struct wake_xmit *x, struct wake_event *ev);
  * types are the caller's).  False if missing.
  */
 bool wake_parse_format(const char *text, struct wake_format *);
+/* The same for sched_switch's prev_state and next_pid (switch_type is the caller's). */
+bool wake_parse_switch_format(const char *text, struct wake_format *);
 
 #endif

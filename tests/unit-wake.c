@@ -63,12 +63,38 @@ static const char real_format[] =
 	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, "
 	"REC->pid, REC->prio, REC->target_cpu\n";
 
+/* tracefs events/sched/sched_switch/format, Linux 6.18 (x86_64), print fmt cut. */
+static const char switch_format[] =
+	"name: sched_switch\n"
+	"ID: 372\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> "
+	"next_comm=%s next_pid=%d next_prio=%d\", ...\n";
+
+#define SWITCH_TYPE 372
+#define SWITCH_RAW_SIZE 64
+
 #define WAKING_TYPE 375	/* the ID above */
 #define XMIT_TYPE 1598		/* some other event's */
 
 static const struct wake_format real_fmt = {
 	.type_off = 0, .flags_off = 2, .pid_off = 24,
 	.waking_type = WAKING_TYPE, .xmit_type = XMIT_TYPE,
+	.switch_type = SWITCH_TYPE, .prev_state_off = 32, .prev_state_size = 8,
+	.next_pid_off = 56,
 };
 
 #define RAW_SIZE 36	/* sched_waking's fields, as in the format above */
@@ -126,6 +152,117 @@ make_record(uint32_t pid, uint32_t tid, uint64_t time, uint8_t flags,
 {
 	return make_typed_record(WAKING_TYPE, pid, tid, time, flags, wakee, raw_len,
 				 raw_claim, len);
+}
+
+/* A sched_switch record, raw_len bytes of its raw data written. */
+static unsigned char *
+make_switch_record(uint32_t pid, uint32_t tid, uint64_t time, uint64_t prev_state,
+		   int32_t next, uint32_t raw_len, size_t *len)
+{
+	unsigned char *rec = make_typed_record(SWITCH_TYPE, pid, tid, time, 0, 0, raw_len,
+					       raw_len, len);
+	unsigned char *raw = rec + sizeof(struct perf_event_header) + 20;
+
+	if (raw_len >= 28)
+		memcpy(raw + 24, &tid, 4);	/* prev_pid */
+	if (raw_len >= 40)
+		memcpy(raw + 32, &prev_state, 8);
+	if (raw_len >= 60)
+		memcpy(raw + 56, &next, 4);
+	return rec;
+}
+
+/*
+ * Context switches: who left, who came (0: idle), whether the one that
+ * left stays ready to run; truncated records refused.
+ */
+static void
+test_parse_switch(void)
+{
+	static const struct {
+		uint64_t state;
+		bool ready;
+	} cases[] = {
+		{ 0x000, true },	/* R: yielded, still runnable */
+		{ 0x100, true },	/* R+: preempted */
+		{ 0x001, false },	/* S */
+		{ 0x002, false },	/* D */
+		{ 0x008, false },	/* t: a ptrace stop */
+		{ 0x080, false },	/* I */
+		{ 0x101, false },
+		{ 0xffffffffffffff00ULL, true },	/* high bits: not reasons */
+	};
+	struct wake_format f = real_fmt;
+	struct wake_event ev;
+	unsigned wrong = 0;
+	size_t len;
+	unsigned char *rec;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rec = make_switch_record(70, 71, 999, cases[i].state, 72, SWITCH_RAW_SIZE, &len);
+		CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_SWITCH &&
+		      ev.sw && ev.waker_pid == 70 && ev.waker_tid == 71 && ev.wakee == 72 &&
+		      ev.time == 999 && ev.prev_ready == cases[i].ready && !ev.irq,
+		      "switch with prev_state %#" PRIx64 ": ready %d, wakee %d",
+		      cases[i].state, ev.prev_ready, (int) ev.wakee);
+		free(rec);
+	}
+	/* To the idle task: delivered, with no one taking the CPU. */
+	rec = make_switch_record(70, 71, 999, 1, 0, SWITCH_RAW_SIZE, &len);
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_SWITCH && !ev.wakee,
+	      "switch to idle");
+	free(rec);
+	rec = make_switch_record(70, 71, 999, 1, -3, SWITCH_RAW_SIZE, &len);
+	CHECK(wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_BAD,
+	      "switch to pid -3 accepted");
+	free(rec);
+	/* Cut anywhere before next_pid's end: refused (ASan sees any overread). */
+	for (uint32_t raw = 0; raw < 60; raw++) {
+		rec = make_switch_record(70, 71, 999, 0, 72, raw, &len);
+		if (wake_parse((const void *) rec, &real_fmt, &ev) == WAKE_REC_SWITCH)
+			wrong++;
+		free(rec);
+	}
+	CHECK(wrong == 0, "%u truncated switch records accepted", wrong);
+	/* A 4-byte prev_state (32-bit kernels' long). */
+	f.prev_state_size = 4;
+	rec = make_switch_record(70, 71, 999, 0x100, 72, SWITCH_RAW_SIZE, &len);
+	CHECK(wake_parse((const void *) rec, &f, &ev) == WAKE_REC_SWITCH && ev.prev_ready,
+	      "4-byte prev_state");
+	/* A size the parser would not have accepted. */
+	f.prev_state_size = 2;
+	CHECK(wake_parse((const void *) rec, &f, &ev) == WAKE_REC_BAD, "2-byte prev_state");
+	/* Not watched: its type is nobody's. */
+	f = real_fmt;
+	f.switch_type = 0;
+	CHECK(wake_parse((const void *) rec, &f, &ev) == WAKE_REC_BAD,
+	      "switch record parsed while not watched");
+	f = real_fmt;
+	f.next_pid_off = UINT_MAX - 2;
+	CHECK(wake_parse((const void *) rec, &f, &ev) == WAKE_REC_BAD,
+	      "next_pid offset near UINT_MAX");
+	free(rec);
+
+	/* The format file. */
+	memset(&f, 0, sizeof(f));
+	CHECK(wake_parse_switch_format(switch_format, &f) && f.prev_state_off == 32 &&
+	      f.prev_state_size == 8 && f.next_pid_off == 56,
+	      "real switch format: state at %u (%u bytes), next_pid at %u",
+	      f.prev_state_off, f.prev_state_size, f.next_pid_off);
+	CHECK(!wake_parse_switch_format("", &f), "empty switch format");
+	{
+		char *t = strdup(switch_format);
+
+		CHECK(t != NULL, "strdup");
+		memcpy(strstr(t, "next_pid;"), "next_pix;", 9);
+		CHECK(!wake_parse_switch_format(t, &f), "switch format without next_pid");
+		free(t);
+		t = strdup(switch_format);
+		memcpy(strstr(t, "offset:32;\tsize:8;"), "offset:32;\tsize:2;", 18);
+		CHECK(!wake_parse_switch_format(t, &f), "prev_state of 2 bytes");
+		free(t);
+	}
+	check(true, "wake_parse: context switches, their format");
 }
 
 static void
@@ -476,6 +613,8 @@ test_parse_format(void)
 struct seen {
 	struct wake_event *ev;
 	size_t n, alloc;
+	struct wake_event *sw;	/* context switches, apart */
+	size_t nsw, allocsw;
 };
 
 /* Called from wake_drain, on the main thread only. */
@@ -484,6 +623,18 @@ on_wake(void *ctx, const struct wake_event *ev)
 {
 	struct seen *s = ctx;
 
+	if (ev->sw) {
+		if (s->nsw == s->allocsw) {
+			s->allocsw = s->allocsw ? 2 * s->allocsw : 1024;
+			s->sw = realloc(s->sw, s->allocsw * sizeof(*s->sw));
+			if (!s->sw) {
+				perror("realloc");
+				exit(99);
+			}
+		}
+		s->sw[s->nsw++] = *ev;
+		return;
+	}
 	if (s->n == s->alloc) {
 		s->alloc = s->alloc ? 2 * s->alloc : 1024;
 		s->ev = realloc(s->ev, s->alloc * sizeof(*s->ev));
@@ -819,6 +970,55 @@ sleeper_main(void *arg)
 }
 
 /*
+ * The same case's context switches, both threads pinned to CPU 0, from
+ * the first sleep to the last: the sleeper leaves the CPU blocked at
+ * each sleep and comes back, and the spinner is preempted, still ready,
+ * at least once; none of theirs elsewhere.  False: records missing, try
+ * again.
+ */
+static bool
+live_timer_switches(const struct seen *s, size_t from, const struct timer_case *tc,
+		    bool last_try)
+{
+	unsigned out_blocked = 0, in = 0, spinner_ready = 0, elsewhere = 0;
+
+	for (size_t i = from; i < s->nsw; i++) {
+		const struct wake_event *e = &s->sw[i];
+		bool ours = e->waker_tid == tc->sleeper || e->waker_tid == tc->spinner;
+
+		if (!ours && e->wakee != tc->sleeper && e->wakee != tc->spinner)
+			continue;
+		/*
+		 * From the first sleep to the last: a thread created with an
+		 * affinity may start elsewhere, before glibc applies it.
+		 */
+		if (e->time < tc->win[0].begin || e->time > tc->win[TIMER_SLEEPS - 1].end)
+			continue;
+		if (e->cpu != 0) {
+			elsewhere++;
+			continue;
+		}
+		if (e->waker_tid == tc->sleeper && !e->prev_ready)
+			out_blocked++;
+		if (e->waker_tid == tc->spinner && e->prev_ready)
+			spinner_ready++;
+		if (e->wakee == tc->sleeper)
+			in++;
+	}
+	if ((out_blocked < TIMER_SLEEPS || in < TIMER_SLEEPS || !spinner_ready) && !last_try &&
+	    !elsewhere) {
+		printf("# timer switches: %u blocked, %u in, %u spinner preempted: trying again\n",
+		       out_blocked, in, spinner_ready);
+		return false;
+	}
+	check(out_blocked >= TIMER_SLEEPS && in >= TIMER_SLEEPS && spinner_ready && !elsewhere,
+	      "live switches: sleeper left CPU 0 blocked %u times (>= %d), came back %u, "
+	      "spinner preempted ready %u; %u elsewhere",
+	      out_blocked, TIMER_SLEEPS, in, spinner_ready, elsewhere);
+	return true;
+}
+
+/*
  * A thread in clock_nanosleep beside a spinner on CPU 0: each sleep ends
  * with the timer interrupt's wake-up, on the spinner (or on whatever else
  * runs there, or idle), and it must say irq.
@@ -831,7 +1031,7 @@ live_timer(struct wake *w, struct seen *s, bool last_try)
 	cpu_set_t cpu0;
 	pthread_t c, d;
 	uint64_t t0, t1, lost0;
-	size_t from;
+	size_t from, from_sw;
 	struct tally t;
 	unsigned slept_unwoken = 0;
 
@@ -846,6 +1046,7 @@ live_timer(struct wake *w, struct seen *s, bool last_try)
 	}
 	wake_drain(w);
 	from = s->n;
+	from_sw = s->nsw;
 	lost0 = wake_stats(w)->lost;
 	t0 = now_ns();
 	if (pthread_create(&d, &attr, spinner_main, &tc) ||
@@ -859,6 +1060,8 @@ live_timer(struct wake *w, struct seen *s, bool last_try)
 	t1 = now_ns();
 	pthread_attr_destroy(&attr);
 	wake_drain(w);
+	if (wake_stats(w)->switch_watched && !live_timer_switches(s, from_sw, &tc, last_try))
+		return false;
 	t = tally(s, from, tc.spinner, tc.sleeper, tc.win, TIMER_SLEEPS, t0, t1);
 	for (int i = 0; i < TIMER_SLEEPS; i++)
 		if (!t.per_window_irq[i])
@@ -902,7 +1105,7 @@ test_live(void)
 	unsigned fds = procfs_self_fds(), maps = perf_maps();
 	const char *why = "?";
 	struct wake *w;
-	int err = wake_open(&w, on_wake, &s, &why);
+	int err = wake_open(&w, on_wake, &s, true, &why);
 
 	if (err < 0) {
 		printf("SKIP: live part: wake_open: %s (%s)\n", why ? why : "(no why)",
@@ -926,12 +1129,15 @@ test_live(void)
 	       wake_stats(w)->events, wake_stats(w)->lost, wake_stats(w)->bad);
 	CHECK(wake_stats(w)->events == s.n, "stats say %" PRIu64 " events, %zu seen",
 	      wake_stats(w)->events, s.n);
+	CHECK(wake_stats(w)->switches == s.nsw, "stats say %" PRIu64 " switches, %zu seen",
+	      wake_stats(w)->switches, s.nsw);
 	CHECK(wake_stats(w)->bad == 0, "%" PRIu64 " bad records", wake_stats(w)->bad);
 	wake_close(w);
 	check(procfs_self_fds() == fds && perf_maps() == maps,
 	      "wake_close: fds %u before, %u after; perf maps %u before, %u after",
 	      fds, procfs_self_fds(), maps, perf_maps());
 	free(s.ev);
+	free(s.sw);
 	return 0;
 }
 
@@ -945,6 +1151,7 @@ main(void)
 	test_parse_truncated();
 	test_parse_lies();
 	test_parse_xmit();
+	test_parse_switch();
 	test_loopback();
 	test_parse_format();
 	live = test_live();

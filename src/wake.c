@@ -225,75 +225,65 @@ wake_format_line(const char *line, const char *eol, char *name, size_t name_size
 	return true;
 }
 
-bool
-wake_parse_format(const char *text, struct wake_format *fmt)
-{
-	/* A sched_waking record is tens of bytes; this bounds a silly file. */
-	const unsigned long max_off = 4096;
-	bool have_type = false, have_flags = false, have_pid = false;
+/* Field offsets past this are refused: a record is tens of bytes. */
+#define WAKE_MAX_FIELD_OFF 4096UL
 
-	memset(fmt, 0, sizeof(*fmt));
+/*
+ * The field called name in a format file's text, with its offset and
+ * size, if there is exactly one (twice would be ambiguous).
+ */
+static bool
+wake_find_field(const char *text, const char *name, unsigned long *off, unsigned long *size)
+{
+	int found = 0;
+
 	while (*text) {
 		const char *eol = strchr(text, '\n');
-		char name[64];
-		unsigned long off, size;
+		char n[64];
+		unsigned long o, sz;
 
 		if (!eol)
 			eol = text + strlen(text);
-		if (wake_format_line(text, eol, name, sizeof(name), &off, &size)) {
-			if (!strcmp(name, "common_type")) {
-				if (have_type || size != 2 || off >= max_off)
-					return false;
-				fmt->type_off = off;
-				have_type = true;
-			} else if (!strcmp(name, "common_flags")) {
-				/* Twice would be ambiguous: refuse. */
-				if (have_flags || size != 1 || off >= max_off)
-					return false;
-				fmt->flags_off = off;
-				have_flags = true;
-			} else if (!strcmp(name, "pid")) {
-				if (have_pid || size != 4 || off >= max_off)
-					return false;
-				fmt->pid_off = off;
-				have_pid = true;
-			}
+		if (wake_format_line(text, eol, n, sizeof(n), &o, &sz) && !strcmp(n, name)) {
+			if (found++)
+				return 0;
+			*off = o;
+			*size = sz;
 		}
 		text = *eol ? eol + 1 : eol;
 	}
-	return have_type && have_flags && have_pid;
+	return found == 1 && *off < WAKE_MAX_FIELD_OFF;
+}
+
+bool
+wake_parse_format(const char *text, struct wake_format *fmt)
+{
+	unsigned long type_off, type_size, flags_off, flags_size, pid_off, pid_size;
+
+	memset(fmt, 0, sizeof(*fmt));
+	if (!wake_find_field(text, "common_type", &type_off, &type_size) || type_size != 2 ||
+	    !wake_find_field(text, "common_flags", &flags_off, &flags_size) || flags_size != 1 ||
+	    !wake_find_field(text, "pid", &pid_off, &pid_size) || pid_size != 4)
+		return false;
+	fmt->type_off = type_off;
+	fmt->flags_off = flags_off;
+	fmt->pid_off = pid_off;
+	return true;
 }
 
 bool
 wake_parse_switch_format(const char *text, struct wake_format *fmt)
 {
-	const unsigned long max_off = 4096;
-	bool have_state = false, have_next = false;
+	unsigned long state_off, state_size, next_off, next_size;
 
-	while (*text) {
-		const char *eol = strchr(text, '\n');
-		char name[64];
-		unsigned long off, size;
-
-		if (!eol)
-			eol = text + strlen(text);
-		if (wake_format_line(text, eol, name, sizeof(name), &off, &size)) {
-			if (!strcmp(name, "prev_state")) {
-				if (have_state || (size != 4 && size != 8) || off >= max_off)
-					return false;
-				fmt->prev_state_off = off;
-				fmt->prev_state_size = size;
-				have_state = true;
-			} else if (!strcmp(name, "next_pid")) {
-				if (have_next || size != 4 || off >= max_off)
-					return false;
-				fmt->next_pid_off = off;
-				have_next = true;
-			}
-		}
-		text = *eol ? eol + 1 : eol;
-	}
-	return have_state && have_next;
+	if (!wake_find_field(text, "prev_state", &state_off, &state_size) ||
+	    (state_size != 4 && state_size != 8) ||
+	    !wake_find_field(text, "next_pid", &next_off, &next_size) || next_size != 4)
+		return false;
+	fmt->prev_state_off = state_off;
+	fmt->prev_state_size = state_size;
+	fmt->next_pid_off = next_off;
+	return true;
 }
 
 /*

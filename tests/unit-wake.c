@@ -617,33 +617,30 @@ struct seen {
 	size_t nsw, allocsw;
 };
 
+static void
+push(struct wake_event **v, size_t *n, size_t *alloc, const struct wake_event *ev)
+{
+	if (*n == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 1024;
+		*v = realloc(*v, *alloc * sizeof(**v));
+		if (!*v) {
+			perror("realloc");
+			exit(99);
+		}
+	}
+	(*v)[(*n)++] = *ev;
+}
+
 /* Called from wake_drain, on the main thread only. */
 static void
 on_wake(void *ctx, const struct wake_event *ev)
 {
 	struct seen *s = ctx;
 
-	if (ev->sw) {
-		if (s->nsw == s->allocsw) {
-			s->allocsw = s->allocsw ? 2 * s->allocsw : 1024;
-			s->sw = realloc(s->sw, s->allocsw * sizeof(*s->sw));
-			if (!s->sw) {
-				perror("realloc");
-				exit(99);
-			}
-		}
-		s->sw[s->nsw++] = *ev;
-		return;
-	}
-	if (s->n == s->alloc) {
-		s->alloc = s->alloc ? 2 * s->alloc : 1024;
-		s->ev = realloc(s->ev, s->alloc * sizeof(*s->ev));
-		if (!s->ev) {
-			perror("realloc");
-			exit(99);
-		}
-	}
-	s->ev[s->n++] = *ev;
+	if (ev->sw)
+		push(&s->sw, &s->nsw, &s->allocsw, ev);
+	else
+		push(&s->ev, &s->n, &s->alloc, ev);
 }
 
 static pid_t

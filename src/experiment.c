@@ -357,7 +357,8 @@ exp_wake(struct exp_engine *e, const struct wake_event *w)
 	 * comes, for each CPU's account.
 	 */
 	if (w->sw) {
-		if (!cpu_slot(e, w->cpu))
+		/* Followed on some CPUs only, wake_open closed them all. */
+		if (!e->cfg.cpu_switches || !cpu_slot(e, w->cpu))
 			return;
 	} else {
 		if (!t)

@@ -465,7 +465,7 @@ write_report(struct session *s)
 				       ", %" PRIu64 " credited; pause time taken back %.1f ms",
 				       sm.cpu_waits, sm.cpu_waits_credited, sm.revoked_ns / 1e6);
 			else
-				printf("; waits for a CPU not followed (no sched:sched_switch)");
+				printf("; waits for a CPU not followed");
 		}
 		printf("; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
 		       "%.1f ms restarting), %" PRIu64 " found blocked, %" PRIu64

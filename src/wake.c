@@ -246,7 +246,7 @@ wake_find_field(const char *text, const char *name, unsigned long *off, unsigned
 			eol = text + strlen(text);
 		if (wake_format_line(text, eol, n, sizeof(n), &o, &sz) && !strcmp(n, name)) {
 			if (found++)
-				return 0;
+				return false;
 			*off = o;
 			*size = sz;
 		}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "cmd.h"
 #include "error_prints.h"
 #include "profile.h"
@@ -52,6 +53,7 @@ cmd_load(struct profile **out, char *const *files, size_t nfiles)
 int
 cmd_output(const char *path, int (*fn)(FILE *, void *), void *ctx)
 {
+	struct stat st;
 	char *tmp;
 	FILE *f;
 	int err;
@@ -59,6 +61,23 @@ cmd_output(const char *path, int (*fn)(FILE *, void *), void *ctx)
 	if (!strcmp(path, "-")) {
 		if (fn(stdout, ctx) < 0 || fflush(stdout)) {
 			perror_msg("writing standard output");
+			return CT_EXIT_IO;
+		}
+		return 0;
+	}
+	/*
+	 * Not a regular file (/dev/null, a FIFO, /dev/stdout): written
+	 * into.  Renamed over, /dev/null became a regular file (as root),
+	 * and the temporary name was made beside it, in /dev.
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (!(f = fopen(path, "we"))) {
+			perror_msg("cannot write %s", path);
+			return CT_EXIT_IO;
+		}
+		err = fn(f, ctx);
+		if (fclose(f) || err < 0) {
+			perror_msg("writing %s", path);
 			return CT_EXIT_IO;
 		}
 		return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "causal_out.h"
+#include "cmd.h"
 #include "error_prints.h"
 #include "experiment.h"
 #include "sampler.h"
@@ -34,32 +35,37 @@ save_fill_meta(struct session *s, struct causal_meta *m)
 	};
 }
 
+struct save_ctx {
+	struct session *s;
+	const struct causal_meta *m;
+};
+
+static int
+write_coz(FILE *f, void *ctx)
+{
+	const struct save_ctx *c = ctx;
+
+	return causal_write_coz(f, c->m, exp_stats(c->s->exp), c->s->lines, c->s->progress);
+}
+
+static int
+write_json(FILE *f, void *ctx)
+{
+	const struct save_ctx *c = ctx;
+
+	return causal_write_json(f, c->m, exp_stats(c->s->exp), c->s->lines, c->s->progress);
+}
+
 int
 save_profile(struct session *s, const char *path, bool json)
 {
 	struct causal_meta m;
-	char *tmp;
-	FILE *f;
-	int err;
+	struct save_ctx c = { s, &m };
 
 	if (!path || !s->exp)
 		return 0;
 	save_fill_meta(s, &m);
-	tmp = xasprintf("%s.tmp%d", path, (int) getpid());
-	if (!(f = fopen(tmp, "we"))) {
-		perror_msg("cannot write %s", tmp);
-		free(tmp);
-		return -1;
-	}
-	err = json ? causal_write_json(f, &m, exp_stats(s->exp), s->lines, s->progress)
-		   : causal_write_coz(f, &m, exp_stats(s->exp), s->lines, s->progress);
-	if (fclose(f) || err < 0 || rename(tmp, path) < 0) {
-		perror_msg("writing %s", path);
-		unlink(tmp);
-		err = -1;
-	}
-	free(tmp);
-	return err < 0 ? -1 : 0;
+	return cmd_output(path, json ? write_json : write_coz, &c) ? -1 : 0;
 }
 
 const char *

@@ -18,8 +18,8 @@ struct session;
 /* The run's description, as of now (or of its end). */
 void save_fill_meta(struct session *, struct causal_meta *);
 /*
- * Write the profile to path (Coz's format, or JSON), whole, to a
- * temporary name renamed over it.  NULL path: nothing.  0 or -1 (said).
+ * Write the profile to path (Coz's format, or JSON) as cmd_output does.
+ * NULL path: nothing.  0 or -1 (said).
  */
 int save_profile(struct session *, const char *path, bool json);
 /* Where "save now" writes: -o and --json, or the defaults. */

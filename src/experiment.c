@@ -164,6 +164,13 @@ struct exp_cpu {
 static bool steer_skips(const struct exp_engine *, unsigned target);
 static bool steer_level_ok(const struct exp_engine *, unsigned pct);
 
+/* Delays are being inserted: hits and wake-ups count. */
+static bool
+exp_on(const struct exp_engine *e)
+{
+	return e->state == ST_RUNNING || e->state == ST_DRAINING;
+}
+
 static uint64_t
 rnd(struct exp_engine *e)
 {
@@ -230,7 +237,7 @@ exp_stats(struct exp_engine *e)
 bool
 exp_hitting(const struct exp_engine *e, uint64_t t)
 {
-	return (e->state == ST_RUNNING || e->state == ST_DRAINING) && e->d_ns &&
+	return exp_on(e) && e->d_ns &&
 	       t >= e->start_ns && t < e->hits_end_ns;
 }
 
@@ -348,23 +355,25 @@ cpu_slot(struct exp_engine *e, int cpu)
 void
 exp_wake(struct exp_engine *e, const struct wake_event *w)
 {
-	struct tcb *t = w->wakee ? tcb_lookup(w->wakee) : NULL;
+	struct tcb *t;
 
 	/*
-	 * Kept between experiments too, an interrupt's wake-ups as well:
-	 * when each thread became ready, and what each CPU ran, are needed
-	 * at every switch (apply_switch).  Every switch of the machine
-	 * comes, for each CPU's account.
+	 * With switches followed, kept between experiments too, an
+	 * interrupt's wake-ups as well: when each thread became ready, and
+	 * what each CPU ran, are needed at every switch (apply_switch).
+	 * Every switch of the machine comes, for each CPU's account.
 	 */
 	if (w->sw) {
 		/* Followed on some CPUs only, wake_open closed them all. */
 		if (!e->cfg.cpu_switches || !cpu_slot(e, w->cpu))
 			return;
 	} else {
-		if (!t)
+		if (!(t = tcb_lookup(w->wakee)))
 			return;
 		/* Whatever woke it, it may run again: look at it next tick. */
 		t->flags &= ~TCB_BLOCKED;
+		if (!e->cfg.cpu_switches && (w->irq || !exp_on(e)))
+			return;
 	}
 	if (e->nwk == e->capwk) {
 		e->capwk = e->capwk ? 2 * e->capwk : 256;
@@ -385,7 +394,7 @@ static void apply_events(struct exp_engine *);
 static void
 catch_up(struct exp_engine *e)
 {
-	if (e->state != ST_RUNNING && e->state != ST_DRAINING)
+	if (!exp_on(e))
 		return;
 	sampler_drain(e->s->smp, NULL);
 	if (e->s->wake)
@@ -410,7 +419,7 @@ void
 exp_thread_gone(struct exp_engine *e, struct tcb *t)
 {
 	pause_forget(e->pz, t);
-	if (e->state != ST_RUNNING && e->state != ST_DRAINING)
+	if (!exp_on(e))
 		return;
 	apply_events(e);	/* its own hits first */
 	if (e->ndead == e->capdead) {
@@ -473,13 +482,6 @@ apply_events(struct exp_engine *e)
 	e->nwk = 0;
 	e->nhit = 0;
 	e->ndead = 0;
-}
-
-/* Delays are being inserted: hits and wake-ups count. */
-static bool
-exp_on(const struct exp_engine *e)
-{
-	return e->state == ST_RUNNING || e->state == ST_DRAINING;
 }
 
 /*
@@ -935,7 +937,7 @@ exp_exit_pay(struct exp_engine *e, struct tcb *t, uint64_t now)
 {
 	uint64_t owed;
 
-	if (e->state != ST_RUNNING && e->state != ST_DRAINING)
+	if (!exp_on(e))
 		return false;
 	catch_up(e);
 	futex_catch_up(e, t, now);
@@ -1445,7 +1447,7 @@ steer_drop(struct exp_engine *e)
 {
 	uint64_t now = now_ns();
 
-	if (e->state == ST_RUNNING || e->state == ST_DRAINING) {
+	if (exp_on(e)) {
 		forgive_all(e, now);
 		e->state = ST_COOLOFF;
 		e->cool_until = now + COOLOFF_NS;
@@ -1461,7 +1463,7 @@ steer_drop(struct exp_engine *e)
 static bool
 steer_current(const struct exp_engine *e, unsigned target, bool is_func)
 {
-	return (e->state == ST_RUNNING || e->state == ST_DRAINING) &&
+	return exp_on(e) &&
 	       e->target == target && e->cfg.by_function == is_func;
 }
 
@@ -1526,7 +1528,7 @@ exp_exclude_file(struct exp_engine *e, const char *file, bool excluded)
 		free(st->excl_files[i]);
 		st->excl_files[i] = st->excl_files[--st->nexcl_files];
 	}
-	if (excluded && (e->state == ST_RUNNING || e->state == ST_DRAINING) && e->line &&
+	if (excluded && exp_on(e) && e->line &&
 	    !strcmp(e->line->file, file))
 		steer_drop(e);
 }

@@ -1343,21 +1343,6 @@ exp_tick(struct exp_engine *e, uint64_t now)
 	}
 }
 
-bool
-exp_wants_prompt(const struct exp_engine *e)
-{
-	return e->state == ST_RUNNING;
-}
-
-void
-exp_prompt(struct exp_engine *e, uint64_t now)
-{
-	if (!exp_wants_prompt(e))
-		return;
-	apply_events(e);
-	pay(e, now);
-}
-
 void
 exp_finish(struct exp_engine *e)
 {

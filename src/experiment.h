@@ -62,18 +62,6 @@ void exp_thread_gone(struct exp_engine *, struct tcb *t);
 
 /* After the tick's drains and progress polls. */
 void exp_tick(struct exp_engine *, uint64_t now);
-/*
- * An experiment is running: new samples should be handed over as they
- * come (exp_prompt: apply wake-ups and pay), so that a thread pays its
- * delay while it runs the code it was delayed in, not a tick later, when it
- * may hold a lock the critical path waits for.  Baselines too, though they
- * pay nothing: the supervisor woken at every sample takes CPU time from
- * the target, and must take the same at 0% as at s, or the difference
- * reads as a slowdown of the line (gt-mutex critical 25%: +0.19 with the
- * baselines left alone, +0.24 with them watched; really +0.25).
- */
-bool exp_wants_prompt(const struct exp_engine *);
-void exp_prompt(struct exp_engine *, uint64_t now);
 /* trace.c: t stopped with a pause pending; true if it is held. */
 bool exp_on_pause_stop(struct exp_engine *, struct tcb *t, uint64_t now);
 /*

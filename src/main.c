@@ -112,57 +112,6 @@ on_signal(struct ev_handler *h, uint32_t events)
 }
 
 /*
- * During an experiment the per-CPU rings are watched, so that a hit is
- * paid within tens of microseconds rather than at the next tick: a thread
- * should pay while it runs the code it is delayed in, not later, when it
- * may hold a lock.  Baselines are watched as well, so that causaltop's
- * own CPU time is the same in both (exp_wants_prompt).  Between
- * experiments the rings are not watched: a wake-up per sample would be
- * wasted.
- */
-static struct ring_watch {
-	struct ev_handler h;
-	struct session *s;
-	int fds[1024];
-	unsigned n;
-	bool on;
-} ring_watch;
-
-static void
-on_ring(struct ev_handler *h, uint32_t events)
-{
-	struct session *s = ((struct ring_watch *) h)->s;
-
-	sampler_drain(s->smp, NULL);
-	if (s->wake)
-		wake_drain(s->wake);
-	if (s->exp)
-		exp_prompt(s->exp, now_ns());
-}
-
-static void
-ring_watch_sync(struct session *s)
-{
-	bool want = s->exp && exp_wants_prompt(s->exp);
-
-	if (want == ring_watch.on)
-		return;
-	if (!ring_watch.s) {
-		ring_watch.s = s;
-		ring_watch.h.fn = on_ring;
-		ring_watch.n = sampler_poll_fds(s->smp, ring_watch.fds,
-						 sizeof(ring_watch.fds) / sizeof(ring_watch.fds[0]));
-	}
-	for (unsigned i = 0; i < ring_watch.n; i++) {
-		if (want)
-			evloop_add(s->ev, ring_watch.fds[i], EPOLLIN, &ring_watch.h);
-		else
-			evloop_del(s->ev, ring_watch.fds[i]);
-	}
-	ring_watch.on = want;
-}
-
-/*
  * The next tick: a period from now, give or take a quarter at random.  A
  * periodic 1 ms tick could keep its phase against the 1 ms sampling
  * timers and wake causaltop (at real-time priority) just before each
@@ -198,7 +147,6 @@ on_tick(struct ev_handler *h, uint32_t events)
 	probes_sync(l->s, false);
 	if (l->s->exp) {
 		exp_tick(l->s->exp, now);
-		ring_watch_sync(l->s);
 		l->s->tick_ns = exp_tick_ns(l->s->exp);
 	}
 	tick_arm(l);
@@ -658,7 +606,6 @@ main(int argc, char **argv)
 	/* Every paused thread runs again before anything else. */
 	if (s.exp)
 		exp_finish(s.exp);
-	ring_watch_sync(&s);
 	trace_detach_all(&s);
 	sampler_drain(s.smp, NULL);
 	s.end_ns = now_ns();

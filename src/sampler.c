@@ -121,14 +121,15 @@ fill_attr(const struct sampler *s, struct perf_event_attr *attr)
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;
 	/*
-	 * Poll readable at every sample: during an experiment the supervisor
-	 * watches the per-CPU rings so that a hit is paid within tens of
-	 * microseconds, not at the next tick (sampler_poll_fds).
+	 * No wake-up per sample (wakeup_events): the kernel raises it with
+	 * an irq_work, a self-IPI, which in this VM cost the sampled thread
+	 * ~20 us a sample, read or not: gt-unequal's items took 5.37 ms
+	 * under --no-experiments against 5.27 without it (native 5.14).
+	 * The supervisor reads the rings on its tick instead (1 ms during
+	 * experiments; doc/design.md).
 	 */
-	if (s->cfg.mode == SAMPLER_CPU) {
-		attr->wakeup_events = 1;
+	if (s->cfg.mode == SAMPLER_CPU)
 		attr->disabled = 1;	/* enabled in turn: stagger_cpus */
-	}
 }
 
 static void
@@ -245,8 +246,9 @@ ring_open(struct sampler *s, pid_t pid, int cpu, void *owner, struct sampler_rin
  * Start the per-CPU events a fraction of a period apart.  A cpu-clock
  * event's timer keeps the phase it was started with; opened together,
  * every CPU sampled at the same instant, and the wake-up that causaltop
- * (at real-time priority) takes from one CPU's sample put it on another
- * CPU just as that one sampled: its thread lost the sample.  Measured on
+ * (at real-time priority) took from one CPU's sample, when it was woken
+ * at every sample, put it on another CPU just as that one sampled: its
+ * thread lost the sample.  Measured on
  * gt-unequal, short branch pinned to CPU 1: 1,262-2,872 samples for 4.5 s
  * of CPU time at 0%, 511-783 at 25%, against 4,700 by perf record -a.
  */
@@ -463,18 +465,6 @@ sampler_free(struct sampler *s)
 	while (s->rings)
 		sampler_ring_close(s, s->rings);
 	free(s);
-}
-
-unsigned
-sampler_poll_fds(const struct sampler *s, int *fds, unsigned max)
-{
-	unsigned n = 0;
-
-	if (s->cfg.mode != SAMPLER_CPU)
-		return 0;
-	for (const struct sampler_ring *r = s->rings; r && n < max; r = r->next)
-		fds[n++] = r->fd;
-	return n;
 }
 
 enum sampler_mode

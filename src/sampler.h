@@ -7,9 +7,8 @@
  *    by TID; cheaper for threads that block often, and flat in fds and
  *    memory however many threads the target has.  Needs
  *    perf_event_paranoid <= 0 or CAP_PERFMON.
- * Rings are drained on the supervisor's tick, whenever a thread stops
- * for good (exit, exec), and, during experiments, as samples arrive on
- * the per-CPU rings (sampler_poll_fds).
+ * Rings are drained on the supervisor's tick and whenever a thread stops
+ * for good (exit, exec).
  */
 #ifndef CT_SAMPLER_H
 # define CT_SAMPLER_H
@@ -69,12 +68,6 @@ void sampler_ring_close(struct sampler *, struct sampler_ring *);
 /* Deliver pending samples of one ring (NULL: every ring). */
 void sampler_drain(struct sampler *, struct sampler_ring *);
 
-/*
- * Cpu mode: the per-CPU ring fds, which poll readable at every sample, up
- * to max; returns how many.  Thread mode: 0 (one fd per thread is too
- * many to watch; the tick drains them).
- */
-unsigned sampler_poll_fds(const struct sampler *, int *fds, unsigned max);
 enum sampler_mode sampler_mode(const struct sampler *);
 /* "thread task-clock 1.000 ms" */
 const char *sampler_describe(const struct sampler *);

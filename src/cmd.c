@@ -54,7 +54,7 @@ int
 cmd_output(const char *path, int (*fn)(FILE *, void *), void *ctx)
 {
 	struct stat st;
-	char *tmp;
+	char *tmp = NULL;
 	FILE *f;
 	int err;
 
@@ -70,28 +70,18 @@ cmd_output(const char *path, int (*fn)(FILE *, void *), void *ctx)
 	 * into.  Renamed over, /dev/null became a regular file (as root),
 	 * and the temporary name was made beside it, in /dev.
 	 */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		if (!(f = fopen(path, "we"))) {
-			perror_msg("cannot write %s", path);
-			return CT_EXIT_IO;
-		}
-		err = fn(f, ctx);
-		if (fclose(f) || err < 0) {
-			perror_msg("writing %s", path);
-			return CT_EXIT_IO;
-		}
-		return 0;
-	}
-	tmp = xasprintf("%s.tmp%d", path, (int) getpid());
-	if (!(f = fopen(tmp, "we"))) {
-		perror_msg("cannot write %s", tmp);
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		tmp = xasprintf("%s.tmp%d", path, (int) getpid());
+	if (!(f = fopen(tmp ? tmp : path, "we"))) {
+		perror_msg("cannot write %s", tmp ? tmp : path);
 		free(tmp);
 		return CT_EXIT_IO;
 	}
 	err = fn(f, ctx);
-	if (fclose(f) || err < 0 || rename(tmp, path) < 0) {
+	if (fclose(f) || err < 0 || (tmp && rename(tmp, path) < 0)) {
 		perror_msg("writing %s", path);
-		unlink(tmp);
+		if (tmp)
+			unlink(tmp);
 		free(tmp);
 		return CT_EXIT_IO;
 	}

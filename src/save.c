@@ -38,34 +38,28 @@ save_fill_meta(struct session *s, struct causal_meta *m)
 struct save_ctx {
 	struct session *s;
 	const struct causal_meta *m;
+	bool json;
 };
 
 static int
-write_coz(FILE *f, void *ctx)
+write_profile(FILE *f, void *ctx)
 {
 	const struct save_ctx *c = ctx;
 
-	return causal_write_coz(f, c->m, exp_stats(c->s->exp), c->s->lines, c->s->progress);
-}
-
-static int
-write_json(FILE *f, void *ctx)
-{
-	const struct save_ctx *c = ctx;
-
-	return causal_write_json(f, c->m, exp_stats(c->s->exp), c->s->lines, c->s->progress);
+	return (c->json ? causal_write_json : causal_write_coz)(f, c->m, exp_stats(c->s->exp),
+								 c->s->lines, c->s->progress);
 }
 
 int
 save_profile(struct session *s, const char *path, bool json)
 {
 	struct causal_meta m;
-	struct save_ctx c = { s, &m };
+	struct save_ctx c = { s, &m, json };
 
 	if (!path || !s->exp)
 		return 0;
 	save_fill_meta(s, &m);
-	return cmd_output(path, json ? write_json : write_coz, &c) ? -1 : 0;
+	return cmd_output(path, write_profile, &c) ? -1 : 0;
 }
 
 const char *

@@ -154,8 +154,20 @@ queue_get(struct queue *q)
 		return m.item;
 	}
 	if (gt_mode_is("tcp")) {
-		if (recv(q->fd[0], &m, sizeof(m), MSG_WAITALL) != (ssize_t)sizeof(m))
-			gt_die("tcp read: %s", strerror(errno));
+		/*
+		 * MSG_WAITALL still returns short when a signal or a ptrace
+		 * stop interrupts the wait for the rest (recv(2)), as a
+		 * profiler's pause does: the rest is read again.
+		 */
+		for (size_t off = 0; off < sizeof(m);) {
+			ssize_t k = recv(q->fd[0], (char *)&m + off, sizeof(m) - off, MSG_WAITALL);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				gt_die("tcp read: %s", k ? strerror(errno) : "end of stream");
+			off += k;
+		}
 		return m.item;
 	}
 	pthread_mutex_lock(&q->lock);

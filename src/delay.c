@@ -124,6 +124,21 @@ delay_paid(struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t 
 	stamp(d, t, ns);
 }
 
+uint64_t
+delay_lost(const struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t ns)
+{
+	uint64_t owed = delay_owed(g, d);
+
+	/* Beyond its debt the time was the machine's, as any other load's. */
+	if (ns > owed)
+		ns = owed;
+	if (!ns)
+		return 0;
+	d->local += ns;
+	stamp(d, t, ns);
+	return ns;
+}
+
 void
 delay_revoke(struct delay_thread *d, uint64_t t, uint64_t ns)
 {

@@ -65,6 +65,13 @@ void delay_hit(struct delay_global *, struct delay_thread *, uint64_t t, uint64_
  */
 void delay_paid(struct delay_global *, struct delay_thread *, uint64_t t, uint64_t ns);
 /*
+ * The thread could not run for ns, ending at time t, because the
+ * supervisor took its CPU: to the program that is a pause, so it counts
+ * toward what the thread owes, up to that and no further.  Returns the
+ * part counted.
+ */
+uint64_t delay_lost(const struct delay_global *, struct delay_thread *, uint64_t t, uint64_t ns);
+/*
  * Take back ns of what it was credited, at time t: a pause that cost the
  * program nothing (another of its threads ran on the CPU meanwhile).
  */

@@ -90,6 +90,9 @@ struct exp_summary {
 	uint64_t cpu_waits, cpu_waits_credited;
 	/* Pause time taken back: others of ours used the CPU meanwhile. */
 	uint64_t revoked_ns;
+	/* CPU time the supervisor took from ours ready to run; the part
+	   counted as paying what they owed. */
+	uint64_t steals, stolen_ns, stolen_paid_ns;
 	/* Times a thread that owed, ready to run, was left waiting for a CPU. */
 	uint64_t pauses_deferred;
 	/* Pauses' cost beyond their holds, credited (pause.h). */

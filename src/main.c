@@ -410,8 +410,11 @@ write_report(struct session *s)
 				printf(", loopback not watched (no net:netif_rx)");
 			if (ws->switch_watched)
 				printf("; waits for a CPU held by a traced thread %" PRIu64
-				       ", %" PRIu64 " credited; pause time taken back %.1f ms",
-				       sm.cpu_waits, sm.cpu_waits_credited, sm.revoked_ns / 1e6);
+				       ", %" PRIu64 " credited; pause time taken back %.1f ms"
+				       "; CPU taken by causaltop from ready threads %.1f ms"
+				       " (%" PRIu64 " times), %.1f ms of it paid delay owed",
+				       sm.cpu_waits, sm.cpu_waits_credited, sm.revoked_ns / 1e6,
+				       sm.stolen_ns / 1e6, sm.steals, sm.stolen_paid_ns / 1e6);
 			else
 				printf("; waits for a CPU not followed");
 		}

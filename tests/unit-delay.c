@@ -47,6 +47,39 @@ test_hits_and_owed(void)
 	      "the hitter keeps its lead: local %llu", (unsigned long long) b.local);
 }
 
+/*
+ * Time the supervisor took from a thread: G and the thread's local rise
+ * by it whether the thread owed or was ahead, so that each
+ * keeps its debt or lead and every other thread owes the time too (a
+ * hit from a thread that owes would pay its debt instead).
+ */
+static void
+test_lost(void)
+{
+	struct delay_global g = { 0 };
+	struct delay_thread a, b, c;
+
+	delay_thread_init(&a, &g, 0);
+	delay_thread_init(&b, &g, 0);
+	delay_thread_init(&c, &g, 0);
+	delay_hit(&g, &a, 1 * MS, MS);		/* b and c owe 1 ms */
+	delay_paid(&g, &c, 2 * MS, 2 * MS);	/* c 1 ms ahead */
+	CHECK(delay_lost(&g, &b, 3 * MS, MS / 4) == MS / 4, "owing: all of it counts");
+	CHECK(g.global == MS, "G stays: %llu", (unsigned long long) g.global);
+	CHECK(delay_owed(&g, &b) == 3 * MS / 4, "paid down: %llu",
+	      (unsigned long long) delay_owed(&g, &b));
+	CHECK(delay_owed(&g, &a) == 0, "the others owe nothing more");
+	CHECK(delay_local_at(&b, 3 * MS) == MS / 4 && delay_local_at(&b, 2 * MS) == 0,
+	      "stamped at the give-back");
+	/* Beyond the debt: only the debt counts. */
+	CHECK(delay_lost(&g, &b, 4 * MS, MS) == 3 * MS / 4 && b.local == MS,
+	      "up to the debt: local %llu", (unsigned long long) b.local);
+	/* Ahead of G: nothing counts, nothing moves. */
+	CHECK(delay_lost(&g, &c, 5 * MS, MS / 4) == 0 && c.local == 2 * MS && g.global == MS,
+	      "from ahead: local %llu, G %llu", (unsigned long long) c.local,
+	      (unsigned long long) g.global);
+}
+
 static void
 test_history(void)
 {
@@ -140,6 +173,7 @@ int
 main(void)
 {
 	test_hits_and_owed();
+	test_lost();
 	test_history();
 	test_wake();
 	return failures ? 1 : 0;

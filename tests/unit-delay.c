@@ -48,10 +48,8 @@ test_hits_and_owed(void)
 }
 
 /*
- * Time the supervisor took from a thread: G and the thread's local rise
- * by it whether the thread owed or was ahead, so that each
- * keeps its debt or lead and every other thread owes the time too (a
- * hit from a thread that owes would pay its debt instead).
+ * Time the supervisor took from a thread pays what the thread owes, as a
+ * pause would, and no more: G stays, so no other thread owes it.
  */
 static void
 test_lost(void)

@@ -38,6 +38,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 
 #define QCAP	8
@@ -110,6 +111,28 @@ queue_init(struct queue *q)
 		gt_die("F_SETPIPE_SZ: %s", strerror(errno));
 }
 
+/*
+ * A stream: a message may go in parts, and a read with MSG_WAITALL still
+ * returns short when a signal or a ptrace stop interrupts the wait for
+ * the rest (recv(2)), as a profiler's pause does.  So both go on until
+ * the whole message has passed.
+ */
+static void
+tcp_whole(int fd, void *buf, size_t n, bool out)
+{
+	for (size_t off = 0; off < n;) {
+		ssize_t k = out ? write(fd, (char *)buf + off, n - off)
+				: recv(fd, (char *)buf + off, n - off, MSG_WAITALL);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			gt_die("tcp %s: %s", out ? "write" : "read",
+			       k ? strerror(errno) : "end of stream");
+		off += k;
+	}
+}
+
 static void
 queue_put(struct queue *q, long item)
 {
@@ -121,16 +144,7 @@ queue_put(struct queue *q, long item)
 		return;
 	}
 	if (gt_mode_is("tcp")) {
-		/* A stream: a message may go in parts. */
-		for (size_t off = 0; off < sizeof(m);) {
-			ssize_t k = write(q->fd[1], (char *)&m + off, sizeof(m) - off);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				gt_die("tcp write: %s", strerror(errno));
-			off += k;
-		}
+		tcp_whole(q->fd[1], &m, sizeof(m), true);
 		return;
 	}
 	pthread_mutex_lock(&q->lock);
@@ -154,20 +168,7 @@ queue_get(struct queue *q)
 		return m.item;
 	}
 	if (gt_mode_is("tcp")) {
-		/*
-		 * MSG_WAITALL still returns short when a signal or a ptrace
-		 * stop interrupts the wait for the rest (recv(2)), as a
-		 * profiler's pause does: the rest is read again.
-		 */
-		for (size_t off = 0; off < sizeof(m);) {
-			ssize_t k = recv(q->fd[0], (char *)&m + off, sizeof(m) - off, MSG_WAITALL);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				gt_die("tcp read: %s", k ? strerror(errno) : "end of stream");
-			off += k;
-		}
+		tcp_whole(q->fd[0], &m, sizeof(m), false);
 		return m.item;
 	}
 	pthread_mutex_lock(&q->lock);

@@ -21,6 +21,7 @@
 #include "probe.h"
 #include "procfs.h"
 #include "progress.h"
+#include "sancheck.h"
 #include "session.h"
 #include "tcb.h"
 #include "trace.h"
@@ -84,12 +85,66 @@ resolve_command(const char *name, int *err)
 	return found;
 }
 
+/* What the command's environment gets from causaltop, set in the child. */
+struct launch_env {
+	char *preload;		/* LD_PRELOAD, or NULL to leave it */
+	const char *san_var;	/* ASAN_OPTIONS or LSAN_OPTIONS, or NULL */
+	char *san_value;
+};
+
+/*
+ * A sanitized command: ASan's shared runtime aborts unless it is loaded
+ * first, so it goes before the Coz shim; LeakSanitizer fails the program
+ * at exit under any tracer, so it is turned off unless the user chose.
+ */
+static void
+launch_env_init(struct session *s, const char *path, struct launch_env *le)
+{
+	const char *old = getenv("LD_PRELOAD"), *opts;
+	struct san_runtime rt;
+	char *first = NULL;
+
+	memset(le, 0, sizeof(*le));
+	san_probe(path, &rt);
+	if (s->coz_shim) {
+		if (rt.asan_needed) {
+			first = xasprintf("%s:", rt.asan_needed);
+			error_msg("%s uses AddressSanitizer: preloading %s before the Coz shim",
+				  path, rt.asan_needed);
+		}
+		le->preload = xasprintf("%s%s%s%s", first ? first : "", s->coz_shim,
+					old && *old ? ":" : "", old && *old ? old : "");
+		free(first);
+	}
+	if (rt.asan || rt.lsan) {
+		le->san_var = rt.asan ? "ASAN_OPTIONS" : "LSAN_OPTIONS";
+		opts = getenv(le->san_var);
+		if (opts && strstr(opts, "detect_leaks")) {
+			le->san_var = NULL;
+		} else {
+			le->san_value = xasprintf("%s%sdetect_leaks=0", opts && *opts ? opts : "",
+						  opts && *opts ? ":" : "");
+			error_msg("%s uses LeakSanitizer, which cannot run under a tracer: "
+				  "%s=%s", path, le->san_var, le->san_value);
+		}
+	}
+	san_free(&rt);
+}
+
+static void
+launch_env_free(struct launch_env *le)
+{
+	free(le->preload);
+	free(le->san_value);
+}
+
 void
 trace_launch(struct session *s)
 {
 	char **argv = s->opts.cmd;
 	int gate[2], err;
 	char *path = resolve_command(argv[0], &err);
+	struct launch_env le;
 	struct ctproc *p;
 	pid_t pid;
 
@@ -99,6 +154,7 @@ trace_launch(struct session *s)
 			error_msg_and_die(CT_EXIT_NOCMD, "%s: command not found", argv[0]);
 		perror_msg_and_die(CT_EXIT_NOEXEC, "cannot execute '%s'", argv[0]);
 	}
+	launch_env_init(s, path, &le);
 	if (pipe2(gate, O_CLOEXEC) < 0)
 		perror_msg_and_die(CT_EXIT_INTERNAL, "pipe");
 
@@ -136,19 +192,17 @@ trace_launch(struct session *s)
 		/* Its progress macros count from the start, not from discovery. */
 		setenv(PROGRESS_ENV, "1", 1);
 		/* Programs instrumented for Coz find their counters in it. */
-		if (s->coz_shim) {
-			const char *old = getenv("LD_PRELOAD");
-			char *v = old && *old ? xasprintf("%s:%s", s->coz_shim, old) :
-				  xstrdup(s->coz_shim);
-
-			setenv("LD_PRELOAD", v, 1);
-		}
+		if (le.preload)
+			setenv("LD_PRELOAD", le.preload, 1);
+		if (le.san_var)
+			setenv(le.san_var, le.san_value, 1);
 		execv(path, argv);
 		fprintf(stderr, "causaltop: cannot execute '%s': %s\n", path, strerror(errno));
 		_exit(errno == ENOENT ? CT_EXIT_NOCMD : CT_EXIT_NOEXEC);
 	}
 	close(gate[0]);
 	free(path);
+	launch_env_free(&le);
 	if (ptrace(PTRACE_SEIZE, pid, 0L, ptrace_options(s, true)) < 0) {
 		err = errno;
 		kill(pid, SIGKILL);

@@ -161,8 +161,7 @@ struct exp_cpu {
 	pid_t last_tid;		/* the last of our threads to leave it, 0: none */
 	uint64_t last_out;	/* when */
 	pid_t cur;		/* taking it at since */
-	pid_t robbed;		/* ours, ready, that the supervisor took it from */
-	uint64_t robbed_at;	/* when */
+	bool robbed;		/* the supervisor took it from last_tid, ready */
 };
 
 static bool steer_skips(const struct exp_engine *, unsigned target);
@@ -506,10 +505,10 @@ apply_events(struct exp_engine *e)
 static void
 give_back(struct exp_engine *e, struct exp_cpu *c, uint64_t now)
 {
-	struct tcb *t = tcb_lookup(c->robbed);
-	uint64_t ns = now - c->robbed_at;
+	struct tcb *t = tcb_lookup(c->last_tid);
+	uint64_t ns = now - c->last_out;
 
-	if (!t || !exp_on(e) || c->robbed_at < e->start_ns || now <= c->robbed_at ||
+	if (!t || !exp_on(e) || c->last_out < e->start_ns || now <= c->last_out ||
 	    ns > STEAL_MAX_NS)
 		return;
 	e->stolen_ns += ns;
@@ -552,11 +551,7 @@ apply_switch(struct exp_engine *e, const struct wake_event *w)
 	/* Leaving the CPU it took: no record lost between (cur). */
 	if (c->robbed && w->waker_tid == e->self && w->waker_tid == c->cur)
 		give_back(e, c, w->time);
-	c->robbed = 0;
-	if (prev && w->prev_ready && w->wakee == e->self) {
-		c->robbed = prev->tid;
-		c->robbed_at = w->time;
-	}
+	c->robbed = prev && w->prev_ready && w->wakee == e->self;
 	c->since = w->time;
 	c->cur = w->wakee;
 	if (prev) {

@@ -310,6 +310,32 @@ validate_pid(pid_t pid)
 		diagnose_eperm(pid);
 }
 
+/*
+ * LeakSanitizer stops the program's threads with ptrace at exit, which
+ * fails while they are traced: the program would exit with status 1.  A
+ * running program's environment cannot be changed; the user can detach.
+ */
+static void
+warn_leak_check(pid_t pid)
+{
+	struct san_runtime rt;
+	const char *var;
+	char exe[64], *opts;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int) pid);
+	san_probe(exe, &rt);
+	san_free(&rt);
+	if (!rt.asan && !rt.lsan)
+		return;
+	var = rt.asan ? "ASAN_OPTIONS" : "LSAN_OPTIONS";
+	opts = procfs_environ(pid, var);
+	if (!opts || !(strstr(opts, "detect_leaks=0") || strstr(opts, "detect_leaks=false")))
+		error_msg("process %d uses LeakSanitizer, which fails it at exit if it is "
+			  "traced then: detach before it ends (%s=detect_leaks=0 avoids this)",
+			  (int) pid, var);
+	free(opts);
+}
+
 void
 trace_attach(struct session *s)
 {
@@ -385,6 +411,7 @@ trace_attach(struct session *s)
 	if (!tcb_count())
 		error_msg_and_die(CT_EXIT_NO_PID, "process %d exited before it could be attached",
 				  (int) pid);
+	warn_leak_check(pid);
 	if (s->probes) {
 		if (probe_resolve(s->probes, pid, 0))
 			error_msg_and_die(CT_EXIT_SPEC,

@@ -271,3 +271,32 @@ procfs_self_fds(void)
 	/* Not counting the directory stream's own fd. */
 	return n ? n - 1 : 0;
 }
+
+char *
+procfs_environ(pid_t pid, const char *name)
+{
+	size_t len = strlen(name), cap = 0, n = 0;
+	char path[64], *buf = NULL, *v = NULL;
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int) pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap)
+			buf = xrealloc(buf, cap = 2 * cap + 4096 + 1);
+		r = read(fd, buf + n, cap - n - 1);
+		n += r > 0 ? (size_t) r : 0;
+	} while (r > 0);
+	close(fd);
+	if (!buf)
+		return NULL;
+	buf[n] = 0;
+	for (size_t i = 0; i < n && !v; i += strlen(buf + i) + 1) {
+		if (!strncmp(buf + i, name, len) && buf[i + len] == '=')
+			v = xstrdup(buf + i + len + 1);
+	}
+	free(buf);
+	return v;
+}

@@ -52,6 +52,11 @@ void procfs_comm(pid_t tid, char buf[16]);
 int procfs_tasks(pid_t pid, pid_t **tids);
 /* An integer from a file such as /proc/sys/kernel/perf_event_paranoid. */
 int procfs_read_int(const char *path, int dflt);
+/*
+ * The value of NAME in pid's environment as it was at its exec
+ * (/proc/PID/environ), malloc'ed; NULL when unset or unreadable.
+ */
+char *procfs_environ(pid_t pid, const char *name);
 /* Open file descriptors of causaltop itself. */
 unsigned procfs_self_fds(void);
 

@@ -1,6 +1,7 @@
 /*
  * libcall CPU_SECONDS: time spent in the C library on behalf of two
- * lines of the program.  In cycles of 2 ms then 1 ms of thread CPU time,
+ * lines of the program.  In cycles of 2 ms then 1 ms of thread CPU time
+ * (each a batch of calls more at most: BATCH_SECONDS, below),
  * scan() calls strlen over a long string on its LEAF line (in Debian's
  * libc a leaf that sets up no frame), and format() calls snprintf on
  * integers and a string on its NEST line (several libc frames deep, built without

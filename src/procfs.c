@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "procfs.h"
 #include "xmalloc.h"
@@ -258,11 +259,19 @@ procfs_read_int(const char *path, int dflt)
 unsigned
 procfs_self_fds(void)
 {
-	DIR *d = opendir("/proc/self/fd");
+	struct stat sb;
+	DIR *d;
 	struct dirent *de;
 	unsigned n = 0;
 
-	if (!d)
+	/*
+	 * Since Linux 6.2 the directory's size is the number of open fds:
+	 * no walk (at 256 threads, ~780 entries, a -v run's walks were 7-12%
+	 * of the supervisor's CPU).  0 on older kernels.
+	 */
+	if (stat("/proc/self/fd", &sb) == 0 && sb.st_size > 0)
+		return (unsigned) sb.st_size;
+	if (!(d = opendir("/proc/self/fd")))
 		return 0;
 	while ((de = readdir(d)))
 		if (de->d_name[0] != '.')

@@ -93,6 +93,12 @@ struct exp_summary {
 	/* CPU time the supervisor took from ours ready to run; the part
 	   counted as paying what they owed. */
 	uint64_t steals, stolen_ns, stolen_paid_ns;
+	/* The tick during experiments, at the end (longer where preemptions
+	   are dear). */
+	uint64_t tick_ns;
+	/* What the first first_steals of them cost each, from which the
+	   tick was chosen; 0: there were fewer. */
+	uint64_t first_steal_ns, first_steals;
 	/* Times a thread that owed, ready to run, was left waiting for a CPU. */
 	uint64_t pauses_deferred;
 	/* Pauses' cost beyond their holds, credited (pause.h). */

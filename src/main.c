@@ -420,9 +420,15 @@ write_report(struct session *s)
 		}
 		printf("; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
 		       "%.1f ms restarting), %" PRIu64 " found blocked, %" PRIu64
-		       " left waiting for a CPU\n",
+		       " left waiting for a CPU; tick %.0f ms",
 		       sm.pauses, sm.stop_lag_ns / 1e6, sm.restart_lag_ns / 1e6, sm.pauses_blocked,
-		       sm.pauses_deferred);
+		       sm.pauses_deferred, sm.tick_ns / 1e6);
+		/* Truncated, not rounded: 20.0 means the bar was reached. */
+		if (sm.first_steal_ns)
+			printf(" (the first %" PRIu64 " preemptions: %" PRIu64 ".%" PRIu64
+			       " us each)", sm.first_steals, sm.first_steal_ns / 1000,
+			       sm.first_steal_ns % 1000 / 100);
+		printf("\n");
 	}
 	print_causal(s, stdout);
 	if (s->exp) {

@@ -69,7 +69,7 @@
  * experiments), and the preemptions the accounting cannot credit made
  * every paying line read low; 2 ms halves both, and read closer to the
  * truth (gt-unequal long at 50% and 100%: 0.29-0.33 and 0.27-0.28 at 1
- * ms, 0.34-0.36 and 0.31-0.32 at 2 ms, real 0.39).  So once the first
+ * ms, 0.30-0.36 and 0.31-0.36 at 2 ms, real 0.39).  So once the first
  * DEAR_STEALS preemptions in experiments (give_back) cost DEAR_STEAL_NS
  * or more on average, the tick is TICK_DEAR_NS for the rest of the run.
  */

@@ -166,7 +166,6 @@ struct exp_engine {
 	pid_t self;		/* the supervisor's tid */
 	uint64_t stolen_ns, steals, stolen_paid_ns;
 	uint64_t stolen_first;	/* stolen_ns at the DEAR_STEALS-th, 0: not yet */
-	bool tick_dear;		/* preemptions are dear: TICK_DEAR_NS */
 
 	struct exp_steer steer;
 };
@@ -532,11 +531,9 @@ give_back(struct exp_engine *e, struct exp_cpu *c, uint64_t now)
 	e->stolen_ns += ns;
 	e->steals++;
 	e->stolen_paid_ns += delay_lost(&e->g, &t->delay, now, ns);
-	/* Decided once, from preemptions at the 1 ms tick. */
-	if (e->steals == DEAR_STEALS) {
+	/* The tick is decided once, from preemptions at the 1 ms tick. */
+	if (e->steals == DEAR_STEALS)
 		e->stolen_first = e->stolen_ns;
-		e->tick_dear = e->stolen_ns >= DEAR_STEALS * DEAR_STEAL_NS;
-	}
 }
 
 /*
@@ -1413,6 +1410,13 @@ exp_finish(struct exp_engine *e)
 	e->ndead = 0;
 }
 
+/* The tick during experiments: longer once preemptions proved dear. */
+static uint64_t
+experiment_tick_ns(const struct exp_engine *e)
+{
+	return e->stolen_first >= DEAR_STEALS * DEAR_STEAL_NS ? TICK_DEAR_NS : TICK_EXPERIMENT_NS;
+}
+
 void
 exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
 {
@@ -1434,7 +1438,7 @@ exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
 		.cpu_waits = e->cpu_waits,
 		.cpu_waits_credited = e->cpu_waits_credited,
 		.revoked_ns = e->revoked_ns,
-		.tick_ns = e->tick_dear ? TICK_DEAR_NS : TICK_EXPERIMENT_NS,
+		.tick_ns = experiment_tick_ns(e),
 		.first_steal_ns = e->stolen_first / DEAR_STEALS,
 		.first_steals = DEAR_STEALS,
 		.steals = e->steals,
@@ -1451,9 +1455,7 @@ exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
 uint64_t
 exp_tick_ns(const struct exp_engine *e)
 {
-	if (e->state == ST_IDLE)
-		return TICK_IDLE_NS;
-	return e->tick_dear ? TICK_DEAR_NS : TICK_EXPERIMENT_NS;
+	return e->state == ST_IDLE ? TICK_IDLE_NS : experiment_tick_ns(e);
 }
 
 /* ---- Steering: what the TUI asks of the scheduler (steer.h) ---- */

@@ -161,11 +161,11 @@ delay_local_at(const struct delay_thread *d, uint64_t t)
 
 uint64_t
 delay_wake(const struct delay_global *g, struct delay_thread *d, uint64_t t,
-	   uint64_t waker_local, uint64_t blocked, uint64_t hide_max)
+	   uint64_t waker_local, uint64_t blocked, uint64_t circular)
 {
 	uint64_t to = waker_local < g->global ? waker_local : g->global;
 	uint64_t at_block = delay_global_at(g, blocked);
-	uint64_t credit, debt, slept;
+	uint64_t credit, debt, slept, grown;
 
 	if (to <= d->local)
 		return 0;
@@ -174,13 +174,20 @@ delay_wake(const struct delay_global *g, struct delay_thread *d, uint64_t t,
 	/*
 	 * And what it owed when it blocked, up to the time it slept: paid
 	 * first, that debt would have made it block later, to be woken at
-	 * the same moment by the same waker.
+	 * the same moment by the same waker.  But a pause is not a sleep:
+	 * what was inserted meanwhile (a hitter still running) it would have
+	 * owed again.  Credited in full, a stage upstream of a bottleneck
+	 * that blocks on a full queue never paid: wl-compress's seal at
+	 * 100% predicted 0.76-0.82 for a real 0.68 (now 0.66-0.69).
 	 */
 	debt = at_block > d->local ? at_block - d->local : 0;
 	slept = t > blocked ? t - blocked : 0;
 	if (debt > slept)
 		debt = slept;
-	credit += debt < hide_max ? debt : hide_max;
+	debt -= debt < circular ? debt : circular;
+	grown = delay_global_at(g, blocked + debt);
+	grown = grown > at_block ? grown - at_block : 0;
+	credit += debt > grown ? debt - grown : 0;
 	if (credit > to - d->local)
 		credit = to - d->local;
 	if (!credit)

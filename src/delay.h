@@ -83,13 +83,16 @@ uint64_t delay_local_at(const struct delay_thread *, uint64_t t);
  * blocked at time blocked (as best known): credited the delay inserted
  * while it was blocked, as far as its waker had absorbed it (Coz's
  * post_block, with the waker's catch-up done by inheritance).  What it
- * owed before it blocked is credited too, up to the time it was blocked
- * and up to hide_max: the wait hid it (Coz keeps it, and pays it in the
- * critical section of a lock it is woken to take).  Never beyond its
- * waker's local or G.  Returns the credit given.
+ * owed when it blocked is credited too, as far as paying it first would
+ * only have moved the block later: up to the time it slept, less the part
+ * its waker carries for it (circular: inherited from it and not paid
+ * since), less the delay inserted while that payment would have lasted,
+ * which it would then have owed instead.  Coz keeps all of it, and pays
+ * it in the critical section of a lock it is woken to take.  Never
+ * beyond its waker's local or G.  Returns the credit given.
  */
 uint64_t delay_wake(const struct delay_global *, struct delay_thread *, uint64_t t,
-		    uint64_t waker_local, uint64_t blocked, uint64_t hide_max);
+		    uint64_t waker_local, uint64_t blocked, uint64_t circular);
 /* What the thread still owes. */
 uint64_t delay_owed(const struct delay_global *, const struct delay_thread *);
 /* Between experiments nothing is owed: local = G. */

@@ -100,6 +100,7 @@ struct tcb {
 	/* CPUs 0-63 it may run on, read at each experiment's start; 0: unknown. */
 	uint64_t cpus;
 	uint64_t paid_at_wake;		/* delay.paid_ns then */
+	uint64_t lag_at_wake;		/* its waker's debt it took on then */
 	uint64_t ss_run, ss_wait, ss_hits;	/* at the last look */
 	/* User CPU time one of its samples stands for, in 1/1000 of the period. */
 	unsigned sample_scale;

@@ -64,9 +64,12 @@ gt_quiet() {
 	done
 }
 
-# gt_line PROG NAME: the line of the GT:NAME marker in PROG's source.
+# gt_line PROG NAME: the line of the GT:NAME marker in PROG's source
+# (tests/, or bench/ for the realistic workloads).
 gt_line() {
-	grep -n "GT:$2\\([^a-z]\\|\$\\)" "$srcdir/$1.c" | head -n 1 | cut -d: -f1
+	_src=$srcdir/$1.c
+	[ -f "$_src" ] || _src=$srcdir/../bench/$1.c
+	grep -n "GT:$2\\([^a-z]\\|\$\\)" "$_src" | head -n 1 | cut -d: -f1
 }
 
 # gt_calibrate PROG: loops per us, measured once so that every run of the

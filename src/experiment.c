@@ -215,7 +215,7 @@ exp_new(struct session *s, const struct exp_config *cfg)
 	e->len_ns = e->cfg.min_len_ns;
 	e->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
 	e->stats = stats_new();
-	e->pz = pause_new(s, &e->g);
+	e->pz = pause_new(s, &e->g, cfg->cpu_switches);
 	e->steer.focus_hi = 100;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	e->ncpus = n > 0 ? (unsigned) n : 1;

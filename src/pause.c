@@ -31,14 +31,15 @@ struct pauser {
 	uint64_t armed;			/* the timer fires by then; 0: not armed */
 	struct settle *settling;	/* restarted, restart wait not yet known */
 	size_t nsettle, settle_cap;
+	bool switches;			/* threads' switches out are followed */
 	struct pause_stats st;
 };
 
 /* A restarted thread: its schedstat and CPU time at the restart. */
 struct settle {
 	struct tcb *t;
-	uint64_t cont_ns, wait, slices, ran;
-	int clock;			/* t's pause_clock, handed over */
+	uint64_t cont_ns, run, wait, slices, ran;
+	int clock;			/* t's pause_clock, handed over, or -1 */
 };
 
 /*
@@ -67,6 +68,15 @@ struct settle {
  * brought up to date only at scheduler ticks (4 ms at HZ=250), so the
  * time since its last tick counted as restart (gt-sleep: 325 us a
  * pause, where the counter sees 40-90).
+ * With context switches followed (experiment.c), no counter: schedstat
+ * is exact for a thread off its CPU, so the restart is told once its
+ * first run after the PTRACE_CONT has ended, from that run's switch out
+ * (tcb's out_ns) less the run.  The counter cost three cross-CPU calls a
+ * pause (opened, read and closed on a running thread): with 1,100
+ * pauses a second (gt-crowd at 50%) a third of the supervisor's CPU, and
+ * 2% of the program's progress in the experiments.  Switches out of the
+ * idle task are not always reported (experiment.c), switches in from it
+ * never on CPU 1 of these guests: the first run's end, not its start.
  * Not credited: the kernel's part of the first run after the restart,
  * and the supervisor's own run on the thread's CPU before the request
  * (~110 us a pause when they share one: doc/design.md).
@@ -124,21 +134,20 @@ clock_close(int *fd)
 }
 
 /*
- * What t lost before the hold: its stop lag, 0 if unknown.  Sets *ran
- * (its CPU time since the request, from which the restart's run is
- * told), *wait and *slices.
+ * What t lost before the hold: its stop lag, 0 if unknown.  Sets its
+ * schedstat (*run, *wait, *slices; *slices 0 if not read), exact while it
+ * is stopped.
  */
 static uint64_t
-stop_lag(struct tcb *t, uint64_t now, uint64_t held, uint64_t *ran, uint64_t *wait,
+stop_lag(struct tcb *t, uint64_t now, uint64_t held, uint64_t *run, uint64_t *wait,
 	 uint64_t *slices)
 {
 	uint64_t waited, stopped;
 
-	if (!t->pause_ask_ns || t->pause_clock < 0 || !schedstat(t, NULL, wait, slices) ||
-	    *wait < t->pause_wait0)
+	if (!t->pause_ask_ns || !schedstat(t, run, wait, slices))
 		return 0;
-	/* Stopped, it counts no more. */
-	*ran = perf_sys_count(t->pause_clock);
+	if (*wait < t->pause_wait0)
+		return 0;
 	waited = *wait - t->pause_wait0;
 	if (now < t->pause_ask_ns + waited)
 		return 0;
@@ -148,9 +157,9 @@ stop_lag(struct tcb *t, uint64_t now, uint64_t held, uint64_t *ran, uint64_t *wa
 	return stopped - held;
 }
 
-/* Takes t's clock over. */
+/* Takes t's clock over; stopped, it counts no more. */
 static void
-settle_add(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t ran, uint64_t wait,
+settle_add(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t run, uint64_t wait,
 	   uint64_t slices)
 {
 	if (pz->nsettle == pz->settle_cap) {
@@ -158,10 +167,66 @@ settle_add(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t ran, uint64_
 		pz->settling = xrealloc(pz->settling, pz->settle_cap * sizeof(*pz->settling));
 	}
 	pz->settling[pz->nsettle++] = (struct settle) {
-		.t = t, .cont_ns = now, .wait = wait, .slices = slices, .ran = ran,
+		.t = t, .cont_ns = now, .run = run, .wait = wait, .slices = slices,
+		.ran = t->pause_clock >= 0 ? perf_sys_count(t->pause_clock) : 0,
 		.clock = t->pause_clock,
 	};
 	t->pause_clock = -1;
+}
+
+/*
+ * Its first run since the restart: still to come; none to credit (not
+ * run in time, or readings that disagree); measured; or run, but not
+ * measurable (credited the mean of those measured).
+ */
+enum restart { RESTART_NOT_YET, RESTART_DROP, RESTART_MEASURED, RESTART_UNKNOWN };
+
+/*
+ * The restart from the counter: looked at during its first run, within
+ * PAUSE_SETTLE_TRUST_NS, all but that run was the restart.
+ */
+static enum restart
+restart_by_clock(struct settle *e, uint64_t since, uint64_t wait, uint64_t slices,
+		 uint64_t *lag)
+{
+	uint64_t ran = perf_sys_count(e->clock);
+
+	if (ran < e->ran)
+		return RESTART_DROP;
+	ran -= e->ran;
+	if (!ran && slices == e->slices)
+		return since > PAUSE_SETTLE_MAX_NS ? RESTART_DROP : RESTART_NOT_YET;
+	if (ran && slices == e->slices + 1 && since <= PAUSE_SETTLE_TRUST_NS &&
+	    since >= ran + (wait - e->wait) &&
+	    procfs_task_state(&e->t->pf, e->t->proc->tgid, e->t->tid) == 'R') {
+		*lag = since - ran;
+		return RESTART_MEASURED;
+	}
+	return RESTART_UNKNOWN;
+}
+
+/*
+ * The restart from the switch records: once on a CPU and off it again
+ * (a switch out seen since the restart), all but that run was the
+ * restart; schedstat's run is exact then.
+ */
+static enum restart
+restart_by_switch(struct settle *e, uint64_t since, uint64_t run, uint64_t slices,
+		  uint64_t *lag)
+{
+	uint64_t out = e->t->out_ns;
+
+	if (slices == e->slices)
+		return since > PAUSE_SETTLE_MAX_NS ? RESTART_DROP : RESTART_NOT_YET;
+	/* Still on its first run (or its end not read yet). */
+	if (slices == e->slices + 1 && out <= e->cont_ns)
+		return since > PAUSE_SETTLE_MAX_NS ? RESTART_UNKNOWN : RESTART_NOT_YET;
+	if (slices != e->slices + 1)
+		return RESTART_UNKNOWN;
+	if (run < e->run || out - e->cont_ns < run - e->run)
+		return RESTART_DROP;
+	*lag = out - e->cont_ns - (run - e->run);
+	return RESTART_MEASURED;
 }
 
 /* Entry i: credit its restart cost if it has run since; true when done. */
@@ -169,21 +234,18 @@ static bool
 settle_one(struct pauser *pz, size_t i, uint64_t now)
 {
 	struct settle *e = &pz->settling[i];
-	uint64_t ran, wait, slices, lag, since = now - e->cont_ns;
+	uint64_t run, wait, slices, lag = 0, since = now - e->cont_ns;
+	enum restart r;
 
-	if (!schedstat(e->t, NULL, &wait, &slices) || wait < e->wait || slices < e->slices)
+	if (!schedstat(e->t, &run, &wait, &slices) || wait < e->wait || slices < e->slices)
 		return true;
-	ran = perf_sys_count(e->clock);
-	if (ran < e->ran)
+	r = pz->switches ? restart_by_switch(e, since, run, slices, &lag) :
+			   restart_by_clock(e, since, wait, slices, &lag);
+	if (r == RESTART_NOT_YET)
+		return false;
+	if (r == RESTART_DROP)
 		return true;
-	ran -= e->ran;
-	if (!ran && slices == e->slices)
-		return since > PAUSE_SETTLE_MAX_NS;
-	if (ran && slices == e->slices + 1 && since <= PAUSE_SETTLE_TRUST_NS &&
-	    since >= ran + (wait - e->wait) &&
-	    procfs_task_state(&e->t->pf, e->t->proc->tgid, e->t->tid) == 'R') {
-		/* On a CPU once, and still: all but its run was the restart. */
-		lag = since - ran;
+	if (r == RESTART_MEASURED) {
 		if (lag > PAUSE_LAG_MAX_NS)
 			return true;
 		pz->st.restart_measured_ns += lag;
@@ -244,12 +306,12 @@ resume(struct pauser *pz, struct tcb *t, uint64_t now)
 {
 	uint64_t got = now - t->pause_req_ns;
 	uint64_t want = t->pause_until_ns - t->pause_req_ns;
-	uint64_t ran = 0, wait = 0, slices = 0, lag;
+	uint64_t run = 0, wait = 0, slices = 0, lag;
 
 	/* Stopped, its counts stand still: read them before the restart. */
-	lag = stop_lag(t, now, got, &ran, &wait, &slices);
-	if (t->pause_ask_ns && t->pause_clock >= 0 && slices)
-		settle_add(pz, t, now, ran, wait, slices);
+	lag = stop_lag(t, now, got, &run, &wait, &slices);
+	if (t->pause_ask_ns && slices && (pz->switches || t->pause_clock >= 0))
+		settle_add(pz, t, now, run, wait, slices);
 	clock_close(&t->pause_clock);
 	t->flags &= ~(TCB_PAUSED | TCB_STOPPED);
 	if (ptrace(PTRACE_CONT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
@@ -294,12 +356,13 @@ on_timer(struct ev_handler *h, uint32_t events)
 }
 
 struct pauser *
-pause_new(struct session *s, struct delay_global *g)
+pause_new(struct session *s, struct delay_global *g, bool switches)
 {
 	struct pauser *pz = xcalloc(1, sizeof(*pz));
 
 	pz->s = s;
 	pz->g = g;
+	pz->switches = switches;
 	pz->h.fn = on_timer;
 	pz->timer = evloop_timer_new();
 	evloop_add(s->ev, pz->timer, EPOLLIN, &pz->h);
@@ -335,7 +398,8 @@ pause_request(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 	}
 	/* The clock first: it must count all the run after the ask. */
 	clock_close(&t->pause_clock);
-	t->pause_clock = perf_sys_task_clock(t->tid);
+	if (!pz->switches)
+		t->pause_clock = perf_sys_task_clock(t->tid);
 	t->pause_ask_ns = now_ns();
 	if (!schedstat(t, NULL, &t->pause_wait0, NULL))
 		t->pause_ask_ns = 0;

@@ -39,8 +39,11 @@ struct pause_stats {
 
 struct pauser;
 
-/* Credits paid delays against g. */
-struct pauser *pause_new(struct session *, struct delay_global *g);
+/*
+ * Credits paid delays against g.  switches: the engine follows context
+ * switches, and keeps each thread's last switch out (tcb's out_ns).
+ */
+struct pauser *pause_new(struct session *, struct delay_global *g, bool switches);
 void pause_free(struct pauser *);
 
 /* Stop t and hold it ns from now.  False if t cannot be paused now. */

@@ -23,6 +23,7 @@
 #include "error_prints.h"
 #include "evloop.h"
 #include "experiment.h"
+#include "hostcost.h"
 #include "lines.h"
 #include "logcap.h"
 #include "pchist.h"
@@ -377,6 +378,22 @@ set_realtime(struct session *s)
 			   s->opts.realtime);
 }
 
+/*
+ * Without --period, the period follows from what a sample costs here
+ * (hostcost.h), measured before anything is traced or sampled, at our
+ * real-time priority when we have it, so that nothing preempts the loop.
+ */
+static void
+choose_period(struct session *s)
+{
+	if (!s->opts.period_auto || !hostcost_sample_ns(&s->sample_cost_ns))
+		return;
+	s->sample_cost_measured = true;
+	s->opts.period_ns = hostcost_period_ns(s->sample_cost_ns);
+	debug_msg("a sample costs %" PRIu64 " ns here: period %" PRIu64 " ns",
+		  s->sample_cost_ns, s->opts.period_ns);
+}
+
 static struct scope *
 make_scope(const struct options *o)
 {
@@ -539,6 +556,7 @@ main(int argc, char **argv)
 	options_parse(&s.opts, argc, argv);
 	raise_fd_limit();
 	set_realtime(&s);
+	choose_period(&s);
 	if (s.opts.trace_log && tracelog_open(s.opts.trace_log) < 0)
 		perror_msg_and_die(CT_EXIT_USAGE, "cannot open %s", s.opts.trace_log);
 

@@ -55,7 +55,8 @@ static const char usage_text[] =
 "      --no-experiments      sample only: a flat profile, no virtual speedups\n"
 "\n"
 "Sampling:\n"
-"      --period=MS           sampling period in ms of thread CPU time (default 1)\n"
+"      --period=MS           sampling period in ms of thread CPU time (default 1,\n"
+"                            or 2 where a sample costs the program 20 us or more)\n"
 "      --sampler=MODE        cpu, thread or auto (default auto: cpu if permitted)\n"
 "      --event=EVENT         task-clock, cpu-clock, cycles or auto (default auto)\n"
 "      --unwind=MODE         fp, or dwarf[,BYTES]: repair callchains broken by\n"
@@ -189,6 +190,7 @@ options_parse(struct options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->period_ns = 1000000;
+	o->period_auto = true;
 	o->unwind_stack = OPT_UNWIND_STACK_AUTO;
 	o->realtime = -1;
 	o->top = 20;
@@ -306,6 +308,7 @@ options_parse(struct options *o, int argc, char **argv)
 			o->period_ns = parse_ns(optarg, 1e6);
 			if (o->period_ns < 10000 || o->period_ns > 10000000000ULL)
 				usage_error("invalid period '%s' (ms, 0.01 to 10000)", optarg);
+			o->period_auto = false;
 			break;
 		case OPT_UNWIND: {
 			unsigned long long u = OPT_UNWIND_STACK_DEFAULT;

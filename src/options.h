@@ -14,6 +14,7 @@ struct options {
 	char **cmd;			/* after "--"; NULL with -p */
 	bool follow_forks;
 	uint64_t period_ns;
+	bool period_auto;		/* no --period: main.c measures what a sample costs */
 	enum sampler_mode sampler;
 	enum sampler_event event;
 	unsigned unwind_stack;		/* --unwind: stack bytes per sample; 0: fp */

@@ -206,9 +206,12 @@ report_flat(const struct session *s, FILE *out)
 {
 	double secs = (s->end_ns - s->start_ns) / 1e9;
 
-	fprintf(out, "causaltop: %s %d for %.3f s; sampler %s\n",
+	fprintf(out, "causaltop: %s %d for %.3f s; sampler %s",
 		s->launched ? "launched" : "attached to", (int) (s->launched ? s->launched : s->opts.pid),
 		secs, sampler_describe(s->smp));
+	if (s->sample_cost_measured)
+		fprintf(out, "; a sample costs %.1f us here", s->sample_cost_ns / 1e3);
+	fputc('\n', out);
 	fprintf(out, "Samples: %llu, %llu in scope (%.1f%%), %llu out of scope, %llu lost, "
 		"%llu unwound with CFI\n",
 		(unsigned long long) s->samples.total,

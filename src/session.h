@@ -41,6 +41,8 @@ struct session {
 	const char *wake_mode;		/* "sched_waking" or "syscall" */
 	uint64_t tick_ns;		/* current tick period */
 	int realtime;			/* our SCHED_FIFO priority, 0 if none */
+	uint64_t sample_cost_ns;	/* a timer sample's cost here (hostcost.h) */
+	bool sample_cost_measured;	/* and the period chosen from it */
 	uint64_t startup_realtime_ns;	/* CLOCK_REALTIME at start */
 	char *exe;			/* the target's main binary, first seen */
 

@@ -1,0 +1,34 @@
+/*
+ * What the machine charges a sampled thread, measured on causaltop
+ * itself before it samples anything: the default sampling period
+ * follows from it.
+ */
+#ifndef CT_HOSTCOST_H
+# define CT_HOSTCOST_H
+
+# include <stdbool.h>
+# include <stdint.h>
+
+/*
+ * A timer sample (the interrupt, the perf handler, the timer's re-arm)
+ * costs the thread it lands on: 1-5 us on bare metal and on most
+ * hypervisors, 30-50 us on guests where each of those steps exits to
+ * the hypervisor (AMD EPYC PVM guests, 2026-11).  At one sample per ms
+ * of CPU time, 20 us is 2% of the program's time.
+ */
+# define HOSTCOST_SAMPLE_DEAR_NS	20000ULL
+
+/*
+ * The cost of one timer sample to the calling thread, in ns: a busy
+ * loop timed with and without a task-clock event sampling it every
+ * 200 us (~20 ms in all).  False if it cannot be measured (no perf).
+ */
+bool hostcost_sample_ns(uint64_t *cost_ns);
+
+/*
+ * The default sampling period where a sample costs cost_ns: 1 ms, 2 ms
+ * where a sample is dear.
+ */
+uint64_t hostcost_period_ns(uint64_t cost_ns);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * hostcost: the period's thresholds, and the short probe's figure
+ * against a longer measurement of its own kind: a busy loop's rate with
+ * and without 1 kHz task-clock sampling, 21 pairs of windows of 20 ms
+ * (the median of each pair's difference, so that a window another task
+ * or the host took, or a drift of the machine's speed, does not count),
+ * the slowdown that 1 ms sampling costs a program here.  The probe's cost times 1,000 samples a second
+ * must predict that slowdown within 2 points, or within a factor of two
+ * where the slowdown is larger: a probe that measured the wrong thing
+ * (no sample taken, a loop optimized away) would read ~0 on a host where
+ * 1 ms sampling costs 5% (AMD EPYC PVM guests: 4-5%), and a probe without
+ * its fastest-window filter reads the host's noise.  Both run at
+ * real-time priority, as causaltop does.
+ */
+#include "config.h"
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include "hostcost.h"
+#include "perf_sys.h"
+#include "unit.h"
+
+#define PAIRS 21
+
+static volatile uint64_t sink;
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *) a, y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+static uint64_t
+clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
+static uint64_t
+spin(uint64_t n)
+{
+	uint64_t t = clock_ns(), x = 3;
+
+	for (uint64_t i = 0; i < n; i++)
+		x = x * 2862933555777941757ULL + i;
+	sink = x;
+	return clock_ns() - t;
+}
+
+/* The slowdown, in percent, that 1 ms task-clock sampling costs a loop. */
+static double
+slowdown_1ms(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 1000000,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	double d[PAIRS], off[PAIRS];
+	uint64_t n = 1000, t;
+	int fd = perf_sys_open(&attr, 0, -1);
+
+	if (fd < 0)
+		return -1;
+	while ((t = spin(n)) < 5000000)
+		n *= 2;
+	n = n * 20000000 / t;
+	for (int i = 0; i < PAIRS; i++) {
+		off[i] = (double) spin(n);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		t = spin(n);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		d[i] = (double) t - off[i];
+		/* Below the real-time throttle's 95% of each second. */
+		usleep(10000);
+	}
+	close(fd);
+	qsort(d, PAIRS, sizeof(*d), cmp_double);
+	qsort(off, PAIRS, sizeof(*off), cmp_double);
+	return 100.0 * d[PAIRS / 2] / off[PAIRS / 2];
+}
+
+int
+main(void)
+{
+	uint64_t cost = 0;
+	double want, got;
+
+	CHECK(hostcost_period_ns(0) == 1000000, "free samples: 1 ms");
+	CHECK(hostcost_period_ns(HOSTCOST_SAMPLE_DEAR_NS - 1) == 1000000, "just below: 1 ms");
+	CHECK(hostcost_period_ns(HOSTCOST_SAMPLE_DEAR_NS) == 2000000, "dear: 2 ms");
+	CHECK(hostcost_period_ns(500000) == 2000000, "very dear: still 2 ms");
+
+	/*
+	 * causaltop measures at its real-time priority, where no other task
+	 * takes the CPU from the loop; at normal priority beside busy
+	 * programs, both figures here read anything.
+	 */
+	if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param) { .sched_priority = 1 })) {
+		printf("no real-time priority here: the probe is not judged\n");
+		return failures ? 1 : 77;
+	}
+	if (!hostcost_sample_ns(&cost)) {
+		printf("no perf_event_open here: the probe is not judged\n");
+		return failures ? 1 : 77;
+	}
+	want = slowdown_1ms();
+	/* cost per sample x 1,000 samples per second of CPU time */
+	got = cost / 1e4;
+	printf("probe: a sample costs %.1f us, so 1 ms sampling %.2f%%; measured %.2f%%\n",
+	       cost / 1e3, got, want);
+	CHECK(cost < 1000000, "%.1f us a sample: not a sample's cost", cost / 1e3);
+	CHECK(want < 0 || (got - want <= 2 && want - got <= 2) ||
+	      (got >= want / 2 && got <= want * 2),
+	      "the probe predicts %.2f%%, 1 ms sampling costs %.2f%%", got, want);
+	return failures ? 1 : 0;
+}

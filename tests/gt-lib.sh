@@ -219,6 +219,20 @@ _gt_check() {
 	_ok=$(gt_verdict "$pred" "$pred_lo" "$pred_hi" "$real" "$real_spread")
 	printf '%s %s %s%%: predicted %+.3f [%+.3f, %+.3f] (%s exps), real %+.3f (spread %.3f): %s\n' \
 		"$_p" "$_n" "$_pct" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" "$real_spread" "$_ok"
+	# The real side is a measurement of the machine as well, and a
+	# shared host's vCPUs change speed for seconds at a time: wl-compress
+	# (its knob's runs bound by CPU 0) measured seal at 100% +0.31 to
+	# +0.51 within minutes, each set of pairs agreeing with itself (spread
+	# 0.002-0.015), against predictions of +0.47 to +0.53 (2026-11-26).
+	# So a prediction that fails is judged once more against the real
+	# speedup measured again; the prediction itself is not made again.
+	if [ "$_ok" = FAIL ]; then
+		_real1=$real
+		gt_real "$_p" "$_n" "$_pct" "$@"
+		_ok=$(gt_verdict "$pred" "$pred_lo" "$pred_hi" "$real" "$real_spread")
+		printf '%s %s %s%%: real measured again: %+.3f (spread %.3f), was %+.3f: %s\n' \
+			"$_p" "$_n" "$_pct" "$real" "$real_spread" "$_real1" "$_ok"
+	fi
 	case $_ok in
 	ok | ok-interval) return 0 ;;
 	FAIL) gt_dear_switch && return 0 ;;

@@ -26,9 +26,9 @@ clock_ns(void)
 	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
 }
 
-/* n dependent multiply-adds; the time they took. */
-static uint64_t
-spin(uint64_t n)
+/* n dependent multiply-adds. */
+uint64_t
+hostcost_spin(uint64_t n)
 {
 	uint64_t t = clock_ns(), x = 1;
 
@@ -36,6 +36,16 @@ spin(uint64_t n)
 		x = x * 6364136223846793005ULL + i;
 	sink = x;
 	return clock_ns() - t;
+}
+
+uint64_t
+hostcost_steps_for(uint64_t ns)
+{
+	uint64_t n = 1000, t;
+
+	while ((t = hostcost_spin(n)) < ns / 4 && n < (1ULL << 40))
+		n *= 2;
+	return t ? n * ns / t : n;
 }
 
 bool
@@ -50,21 +60,18 @@ hostcost_sample_ns(uint64_t *cost_ns)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	uint64_t n = 1000, t, off = UINT64_MAX, on = UINT64_MAX;
+	uint64_t n, t, off = UINT64_MAX, on = UINT64_MAX;
 	int fd = perf_sys_open(&attr, 0, -1);
 
 	if (fd < 0)
 		return false;
-	/* A loop of about one window. */
-	while ((t = spin(n)) < PROBE_WINDOW_NS / 4 && n < (1ULL << 40))
-		n *= 2;
-	n = t ? n * PROBE_WINDOW_NS / t : n;
+	n = hostcost_steps_for(PROBE_WINDOW_NS);
 	for (int i = 0; i < PROBE_PAIRS; i++) {
-		if ((t = spin(n)) < off)
+		if ((t = hostcost_spin(n)) < off)
 			off = t;
 		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			break;
-		t = spin(n);
+		t = hostcost_spin(n);
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (t < on)
 			on = t;

@@ -31,4 +31,8 @@ bool hostcost_sample_ns(uint64_t *cost_ns);
  */
 uint64_t hostcost_period_ns(uint64_t cost_ns);
 
+/* The probe's busy loop: the ns n of its steps took; how many last ~ns. */
+uint64_t hostcost_spin(uint64_t n);
+uint64_t hostcost_steps_for(uint64_t ns);
+
 #endif

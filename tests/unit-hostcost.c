@@ -4,19 +4,18 @@
  * and without 1 kHz task-clock sampling, 21 pairs of windows of 20 ms
  * (the median of each pair's difference, so that a window another task
  * or the host took, or a drift of the machine's speed, does not count),
- * the slowdown that 1 ms sampling costs a program here.  The probe's cost times 1,000 samples a second
- * must predict that slowdown within 2 points, or within a factor of two
- * where the slowdown is larger: a probe that measured the wrong thing
- * (no sample taken, a loop optimized away) would read ~0 on a host where
- * 1 ms sampling costs 5% (AMD EPYC PVM guests: 4-5%), and a probe without
- * its fastest-window filter reads the host's noise.  Both run at
- * real-time priority, as causaltop does.
+ * the slowdown that 1 ms sampling costs a program here.  The probe's
+ * cost times 1,000 samples a second must predict that slowdown within 2
+ * points, or within a factor of two where the slowdown is larger: a
+ * probe that measured the wrong thing (no sample taken, a loop optimized
+ * away) would read ~0 on a host where 1 ms sampling costs 5% (AMD EPYC
+ * PVM guests: 4-5%), and a probe without its fastest-window filter reads
+ * the host's noise.  Both run at real-time priority, as causaltop does.
  */
 #include "config.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 #include "hostcost.h"
 #include "perf_sys.h"
@@ -24,34 +23,12 @@
 
 #define PAIRS 21
 
-static volatile uint64_t sink;
-
 static int
 cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *) a, y = *(const double *) b;
 
 	return (x > y) - (x < y);
-}
-
-static uint64_t
-clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
-
-static uint64_t
-spin(uint64_t n)
-{
-	uint64_t t = clock_ns(), x = 3;
-
-	for (uint64_t i = 0; i < n; i++)
-		x = x * 2862933555777941757ULL + i;
-	sink = x;
-	return clock_ns() - t;
 }
 
 /* The slowdown, in percent, that 1 ms task-clock sampling costs a loop. */
@@ -68,18 +45,15 @@ slowdown_1ms(void)
 		.exclude_hv = 1,
 	};
 	double d[PAIRS], off[PAIRS];
-	uint64_t n = 1000, t;
+	uint64_t n = hostcost_steps_for(20000000), t;
 	int fd = perf_sys_open(&attr, 0, -1);
 
 	if (fd < 0)
 		return -1;
-	while ((t = spin(n)) < 5000000)
-		n *= 2;
-	n = n * 20000000 / t;
 	for (int i = 0; i < PAIRS; i++) {
-		off[i] = (double) spin(n);
+		off[i] = (double) hostcost_spin(n);
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		t = spin(n);
+		t = hostcost_spin(n);
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 		d[i] = (double) t - off[i];
 		/* Below the real-time throttle's 95% of each second. */

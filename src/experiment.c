@@ -582,6 +582,7 @@ apply_switch(struct exp_engine *e, const struct wake_event *w)
 		prev->out_ns = w->time;
 		prev->out_cpu = w->cpu;
 		prev->out_ours = c->ours;
+		pause_switched_out(e->pz, prev, w->time);
 	}
 	if (!w->wakee || !(next = tcb_lookup(w->wakee)))
 		return;

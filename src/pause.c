@@ -39,6 +39,11 @@ struct pauser {
 struct settle {
 	struct tcb *t;
 	uint64_t cont_ns, run, wait, slices, ran;
+	uint64_t seen_slices;		/* slices at the last look */
+	uint64_t out_ns;		/* its first switch out since, or 0 */
+	uint64_t end_ns, end_run;	/* stopped again on its first run */
+	bool until_stop;		/* paused again on its first run */
+	bool ended;			/* end_ns and end_run are set */
 	int clock;			/* t's pause_clock, handed over, or -1 */
 };
 
@@ -71,7 +76,10 @@ struct settle {
  * With context switches followed (experiment.c), no counter: schedstat
  * is exact for a thread off its CPU, so the restart is told once its
  * first run after the PTRACE_CONT has ended, from that run's switch out
- * (tcb's out_ns) less the run.  The counter cost three cross-CPU calls a
+ * (pause_switched_out) less the run.  A thread that runs on until the
+ * next pause (a spinning one on a CPU of its own) ends that run with the
+ * stop: its run then is read before the next restart, and its switch
+ * out when its record comes.  The counter cost three cross-CPU calls a
  * pause (opened, read and closed on a running thread): with 1,100
  * pauses a second (gt-crowd at 50%) a third of the supervisor's CPU, and
  * 2% of the program's progress in the experiments.  Switches out of the
@@ -211,21 +219,29 @@ restart_by_clock(struct settle *e, uint64_t since, uint64_t wait, uint64_t slice
  * restart; schedstat's run is exact then.
  */
 static enum restart
-restart_by_switch(struct settle *e, uint64_t since, uint64_t run, uint64_t slices,
+restart_by_switch(struct settle *e, uint64_t now, uint64_t run, uint64_t slices,
 		  uint64_t *lag)
 {
-	uint64_t out = e->t->out_ns;
+	uint64_t since = now - e->cont_ns;
 
-	if (slices == e->slices)
-		return since > PAUSE_SETTLE_MAX_NS ? RESTART_DROP : RESTART_NOT_YET;
-	/* Still on its first run (or its end not read yet). */
-	if (slices == e->slices + 1 && out <= e->cont_ns)
-		return since > PAUSE_SETTLE_MAX_NS ? RESTART_UNKNOWN : RESTART_NOT_YET;
-	if (slices != e->slices + 1)
-		return RESTART_UNKNOWN;
-	if (run < e->run || out - e->cont_ns < run - e->run)
+	if (e->ended) {
+		/* Its first run ended with a stop: waiting for its record. */
+		if (!e->out_ns)
+			return now - e->end_ns > PAUSE_SETTLE_MAX_NS ? RESTART_UNKNOWN :
+								      RESTART_NOT_YET;
+		run = e->end_run;
+	} else {
+		if (slices == e->slices)
+			return since > PAUSE_SETTLE_MAX_NS ? RESTART_DROP : RESTART_NOT_YET;
+		if (slices != e->slices + 1)
+			return RESTART_UNKNOWN;
+		/* Still on its first run (or its end not read yet). */
+		if (!e->out_ns)
+			return since > PAUSE_SETTLE_MAX_NS ? RESTART_UNKNOWN : RESTART_NOT_YET;
+	}
+	if (run < e->run || e->out_ns - e->cont_ns < run - e->run)
 		return RESTART_DROP;
-	*lag = out - e->cont_ns - (run - e->run);
+	*lag = e->out_ns - e->cont_ns - (run - e->run);
 	return RESTART_MEASURED;
 }
 
@@ -237,9 +253,17 @@ settle_one(struct pauser *pz, size_t i, uint64_t now)
 	uint64_t run, wait, slices, lag = 0, since = now - e->cont_ns;
 	enum restart r;
 
-	if (!schedstat(e->t, &run, &wait, &slices) || wait < e->wait || slices < e->slices)
+	if (e->ended) {
+		/* Not read again: schedstat has moved on since the stop. */
+		run = e->end_run;
+		wait = e->wait;
+		slices = e->slices + 1;
+	} else if (!schedstat(e->t, &run, &wait, &slices) || wait < e->wait ||
+		   slices < e->slices) {
 		return true;
-	r = pz->switches ? restart_by_switch(e, since, run, slices, &lag) :
+	}
+	e->seen_slices = slices;
+	r = pz->switches ? restart_by_switch(e, now, run, slices, &lag) :
 			   restart_by_clock(e, since, wait, slices, &lag);
 	if (r == RESTART_NOT_YET)
 		return false;
@@ -279,14 +303,62 @@ settle_clear(struct pauser *pz)
 		settle_remove(pz, pz->nsettle - 1);
 }
 
-/* t's entry, or -1. */
-static ssize_t
-settle_find(const struct pauser *pz, const struct tcb *t)
+/*
+ * t is asked to stop again: an entry not measured yet is now or never
+ * (the stop would stand its schedstat still), unless switches are
+ * followed and t is on its first run since (the stop ends it) or that
+ * run has ended already.  One that never ran is dropped: its wait goes
+ * on into the new pause's hold.
+ */
+static void
+settle_at_request(struct pauser *pz, struct tcb *t, uint64_t now)
 {
-	for (size_t i = 0; i < pz->nsettle; i++)
-		if (pz->settling[i].t == t)
-			return (ssize_t) i;
-	return -1;
+	for (size_t i = 0; i < pz->nsettle;) {
+		struct settle *e = &pz->settling[i];
+
+		if (e->t != t) {
+			i++;
+			continue;
+		}
+		if (!settle_one(pz, i, now) && pz->switches &&
+		    (e->ended || e->seen_slices == e->slices + 1)) {
+			e->until_stop = !e->ended;
+			i++;
+			continue;
+		}
+		settle_remove(pz, i);
+	}
+}
+
+/* t stopped on its first run since a restart: that run ends here. */
+static void
+settle_at_stop(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t run, uint64_t slices)
+{
+	for (size_t i = 0; i < pz->nsettle; i++) {
+		struct settle *e = &pz->settling[i];
+
+		if (e->t != t || !e->until_stop)
+			continue;
+		e->until_stop = false;
+		if (slices != e->slices + 1)
+			continue;
+		e->ended = true;
+		e->end_ns = now;
+		e->end_run = run;
+	}
+}
+
+void
+pause_switched_out(struct pauser *pz, struct tcb *t, uint64_t time)
+{
+	for (size_t i = 0; i < pz->nsettle; i++) {
+		struct settle *e = &pz->settling[i];
+
+		/* Only the first since the restart (and an ended run's own). */
+		if (e->t == t && !e->out_ns && time > e->cont_ns &&
+		    (!e->ended || time <= e->end_ns))
+			e->out_ns = time;
+	}
 }
 
 void
@@ -310,6 +382,8 @@ resume(struct pauser *pz, struct tcb *t, uint64_t now)
 
 	/* Stopped, its counts stand still: read them before the restart. */
 	lag = stop_lag(t, now, got, &run, &wait, &slices);
+	if (pz->nsettle)
+		settle_at_stop(pz, t, now, run, slices);
 	if (t->pause_ask_ns && slices && (pz->switches || t->pause_clock >= 0))
 		settle_add(pz, t, now, run, wait, slices);
 	clock_close(&t->pause_clock);
@@ -385,17 +459,11 @@ pause_free(struct pauser *pz)
 bool
 pause_request(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 {
-	ssize_t i;
-
 	if (t->flags & (TCB_STARTUP | TCB_STOPPED | TCB_GROUP_STOP | TCB_DETACH_NEXT |
 			TCB_EXITING | TCB_PAUSE_PENDING | TCB_PAUSED))
 		return false;
-	/* A restart wait not measured yet: now or never (the new stop
-	   would stand its schedstat still). */
-	if ((i = settle_find(pz, t)) >= 0) {
-		settle_one(pz, (size_t) i, now);
-		settle_remove(pz, (size_t) i);
-	}
+	if (pz->nsettle)
+		settle_at_request(pz, t, now);
 	/* The clock first: it must count all the run after the ask. */
 	clock_close(&t->pause_clock);
 	if (!pz->switches)
@@ -550,12 +618,13 @@ pause_extend(struct pauser *pz, struct tcb *t, uint64_t owed, uint64_t now)
 void
 pause_forget(struct pauser *pz, struct tcb *t)
 {
-	ssize_t s;
-
 	t->flags &= ~(TCB_PAUSE_PENDING | TCB_PAUSED);
 	clock_close(&t->pause_clock);
-	if ((s = settle_find(pz, t)) >= 0)
-		settle_remove(pz, (size_t) s);
+	for (size_t i = 0; i < pz->nsettle;)
+		if (pz->settling[i].t == t)
+			settle_remove(pz, i);
+		else
+			i++;
 	for (size_t i = 0; i < pz->n; i++)
 		if (pz->held[i] == t) {
 			unlist(pz, i);

@@ -46,6 +46,9 @@ struct pauser;
 struct pauser *pause_new(struct session *, struct delay_global *g, bool switches);
 void pause_free(struct pauser *);
 
+/* t left its CPU at time (a switch record): ends a restart's first run. */
+void pause_switched_out(struct pauser *, struct tcb *, uint64_t time);
+
 /* Stop t and hold it ns from now.  False if t cannot be paused now. */
 bool pause_request(struct pauser *, struct tcb *, uint64_t ns, uint64_t now);
 /* t is already in a ptrace-stop (its exit event): hold it there ns. */

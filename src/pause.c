@@ -41,9 +41,8 @@ struct settle {
 	uint64_t cont_ns, run, wait, slices, ran;
 	uint64_t seen_slices;		/* slices at the last look */
 	uint64_t out_ns;		/* its first switch out since, or 0 */
-	uint64_t end_ns, end_run;	/* stopped again on its first run */
+	uint64_t end_ns, end_run;	/* stopped again on its first run; 0: not */
 	bool until_stop;		/* paused again on its first run */
-	bool ended;			/* end_ns and end_run are set */
 	int clock;			/* t's pause_clock, handed over, or -1 */
 };
 
@@ -224,7 +223,7 @@ restart_by_switch(struct settle *e, uint64_t now, uint64_t run, uint64_t slices,
 {
 	uint64_t since = now - e->cont_ns;
 
-	if (e->ended) {
+	if (e->end_ns) {
 		/* Its first run ended with a stop: waiting for its record. */
 		if (!e->out_ns)
 			return now - e->end_ns > PAUSE_SETTLE_MAX_NS ? RESTART_UNKNOWN :
@@ -253,7 +252,7 @@ settle_one(struct pauser *pz, size_t i, uint64_t now)
 	uint64_t run, wait, slices, lag = 0, since = now - e->cont_ns;
 	enum restart r;
 
-	if (e->ended) {
+	if (e->end_ns) {
 		/* Not read again: schedstat has moved on since the stop. */
 		run = e->end_run;
 		wait = e->wait;
@@ -321,8 +320,8 @@ settle_at_request(struct pauser *pz, struct tcb *t, uint64_t now)
 			continue;
 		}
 		if (!settle_one(pz, i, now) && pz->switches &&
-		    (e->ended || e->seen_slices == e->slices + 1)) {
-			e->until_stop = !e->ended;
+		    (e->end_ns || e->seen_slices == e->slices + 1)) {
+			e->until_stop = !e->end_ns;
 			i++;
 			continue;
 		}
@@ -342,7 +341,6 @@ settle_at_stop(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t run, uin
 		e->until_stop = false;
 		if (slices != e->slices + 1)
 			continue;
-		e->ended = true;
 		e->end_ns = now;
 		e->end_run = run;
 	}
@@ -356,7 +354,7 @@ pause_switched_out(struct pauser *pz, struct tcb *t, uint64_t time)
 
 		/* Only the first since the restart (and an ended run's own). */
 		if (e->t == t && !e->out_ns && time > e->cont_ns &&
-		    (!e->ended || time <= e->end_ns))
+		    (!e->end_ns || time <= e->end_ns))
 			e->out_ns = time;
 	}
 }

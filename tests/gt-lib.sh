@@ -1,19 +1,77 @@
-# Sourced by the ground-truth tests (causal-*.test) after init.sh.
+# Sourced by the ground-truth comparisons (causal-*.tap) after init.sh.
 #
-# Each test compares causaltop's prediction for a line of a ground-truth
-# workload (tests/gt-*.c) with the program speedup really obtained by
-# making that line faster (the workload's -k knob, measured by
-# gt-real.sh: medians of interleaved runs).
+# Each check compares causaltop's prediction for a line of a ground-truth
+# workload (tests/gt-*.c, bench/wl-*.c) with the program speedup really
+# obtained by making that line faster (the workload's -k knob).  The
+# test speaks TAP: one line per check, read by automake's tap-driver, so
+# that each check passes, fails or is an expected failure by itself.
 #
-# Tolerance.  The issue's bar is +-5 percentage points between predicted
-# and measured.  Both sides are estimates: the prediction's own 95%
-# interval is printed with it, and gt-real.sh's spread with the real one.
+# The bar, and nothing wider (gt_verdict):
+#
+#	|predicted - real| <= GT_BAR (0.05: 5 points of program speedup)
+#	and the prediction's 95% interval no wider than +-GT_MAX_HALF (0.10)
+#
+# real is 1 - median(knob) / median(base) over every real pair measured
+# for the check: GT_PAIRS (6) pairs of native runs, half before the
+# profiled run and half after it, pooled; none is dropped and none is
+# measured again.  A check that misses is a failure; where a known limit
+# makes causaltop miss, the check says so beforehand (gt_check --xfail)
+# and is an expected failure (TODO), which prints its figures like any
+# other; one that passes then is an unexpected pass, which fails the
+# suite until the limit is taken off the list (README, "Known limits").
 
 # CI's distcheck sets CT_SKIP_CAUSAL=1: the same tree has just passed
 # them, and three runs of the ground truths would not fit CI's hour.
-[ "${CT_SKIP_CAUSAL:-0}" = 1 ] && skip_ "CT_SKIP_CAUSAL=1: ground-truth comparisons skipped"
+if [ "${CT_SKIP_CAUSAL:-0}" = 1 ]; then
+	echo "1..0 # SKIP CT_SKIP_CAUSAL=1: ground-truth comparisons skipped"
+	exit 0
+fi
+
+GT_BAR=${GT_BAR:-0.05}
+GT_MAX_HALF=${GT_MAX_HALF:-0.10}
+GT_PAIRS=${GT_PAIRS:-6}
+
+# TAP from here: init.sh's fail_/framework_failure_ end the test with a
+# "Bail out!", which the driver reports as an error.
+_gt_n=0
+_gt_bail() { printf 'Bail out! %s: %s\n' "$ME_" "$*"; exit 99; }
+fail_() { _gt_bail "$*"; }
+framework_failure_() { _gt_bail "$*"; }
+# Before the plan, a test that cannot run here at all (no ptrace) is
+# skipped as a whole; after it, that is an error.
+_gt_planned=
+skip_() {
+	[ -z "$_gt_planned" ] || _gt_bail "cannot run here: $*"
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+gt_plan() { _gt_planned=1; echo "1..$1"; }
+
+# A test line, with its details as TAP comments (which the driver copies
+# into the log): gt_tap STATUS DIRECTIVE DESCRIPTION [DETAIL...].
+gt_tap() {
+	_st=$1 _dir=$2 _desc=$3
+	shift 3
+	_gt_n=$((_gt_n + 1))
+	for _l in "$@"; do printf '# %s\n' "$_l"; done
+	printf '%s %d - %s%s\n' "$_st" "$_gt_n" "$_desc" "${_dir:+ # $_dir}"
+}
+
 require_ptrace
-command -v python3 >/dev/null 2>&1 || skip_ "python3 is needed to read the JSON profile"
+
+# Hosts where a timer sample costs the program 20 us or more (AMD EPYC
+# PVM guests: 40-50 us, every interrupt and switch through the
+# hypervisor; Intel KVM guests: 4-8 us), as causaltop measures it before
+# it samples (hostcost.c; it samples every 2 ms there).  Some known
+# limits hold on such hosts only (gt_check --xfail-dear): that is known
+# before any check is made, from the host, never from a check's result.
+gt_sample_us=$("$CT" --no-tui -v --no-experiments -- "$(T spin)" 0 0.01 2>&1 |
+	sed -n 's/.* a sample costs \([0-9.]*\) us here.*/\1/p')
+[ -n "$gt_sample_us" ] || _gt_bail "causaltop did not say what a sample costs here"
+gt_dear=$(awk -v c="$gt_sample_us" 'BEGIN { print (c >= 20) ? 1 : 0 }')
+echo "# a timer sample costs ${gt_sample_us} us here: $([ "$gt_dear" = 1 ] && echo dear || echo cheap) host"
+command -v python3 >/dev/null 2>&1 || _gt_bail "python3 is needed to read the JSON profile"
 
 # The comparisons are timing measurements of their own: two of them at
 # once would each be the other's load.  Under make -j they take turns.
@@ -23,14 +81,11 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 # Other programs' load.  Both sides of a comparison assume the CPUs are
-# the workload's: a line sped up really frees its CPU for the workload,
-# a virtual speedup gives the paused thread's CPU to whoever else is
-# runnable, and a thread resumed behind another program's busy loop
-# waits for its slice.  Beside one busy loop on this 2-CPU machine, 6 of
-# the 8 tests failed (the README's known limits have the figures), so a
-# comparison is made only on a quiet machine: before it, the machine is
-# waited for (up to GT_QUIET_WAIT s), and a failed comparison with load
-# seen after it is made again once.
+# the workload's (README, known limits: beside one busy loop on 2 CPUs,
+# 6 of 8 tests failed).  So a check is made only on a quiet machine: it
+# waits for one (up to GT_QUIET_WAIT s, 180), and a machine that stays
+# busy fails the check as not measured; neither the prediction nor the
+# truth is ever taken beside a load.
 #
 # gt_busy: the CPU used by everything on the machine over a second, in
 # percent of one CPU, steal included (the hypervisor's other guests),
@@ -42,23 +97,20 @@ gt_busy() {
 		NR == 3 { n = $1; d = t[2] - t[1]; printf "%d\n", (d > 0 ? 100 * n * (b[2] - b[1]) / d : 0) }'
 }
 
-# gt_quiet: returns once other programs use under GT_QUIET_PCT% (25) of
-# a CPU; skips the test if they keep on for GT_QUIET_WAIT s (180, enough
-# for make -j2 check's other tests; 20 once a test has skipped for it in
-# the last 10 minutes, so that a machine busy for good costs minutes, not
-# half an hour).  The sanitizer build judges no comparison: no wait.
+# gt_quiet: true once other programs use under GT_QUIET_PCT% (25) of a
+# CPU; false, with _gt_busy_msg said, if they keep on for GT_QUIET_WAIT s.
+# The sanitizer build measures no truth: no wait.
 gt_quiet() {
 	[ "${CT_SANITIZED:-0}" = 1 ] && return 0
-	_waited=0 _wait=${GT_QUIET_WAIT:-180}
-	[ -n "$(find "$builddir/causal.busy" -mmin -10 2>/dev/null)" ] && _wait=20
+	_waited=0
 	while :; do
 		_busy=$(gt_busy)
 		[ "$_busy" -lt "${GT_QUIET_PCT:-25}" ] && return 0
-		if [ "$_waited" -ge "$_wait" ]; then
-			: > "$builddir/causal.busy"
-			skip_ "other programs used ${_busy}% of a CPU for ${_waited} s: the ground truth needs a quiet machine"
+		if [ "$_waited" -ge "${GT_QUIET_WAIT:-180}" ]; then
+			_gt_busy_msg="other programs used ${_busy}% of a CPU for ${_waited} s"
+			return 1
 		fi
-		[ "$_waited" = 0 ] && echo "machine busy (${_busy}% of a CPU): waiting for it to calm down" >&2
+		[ "$_waited" = 0 ] && echo "# machine busy (${_busy}% of a CPU): waiting for it to calm down"
 		sleep 4
 		_waited=$((_waited + 5))
 	done
@@ -80,164 +132,144 @@ gt_calibrate() {
 
 # gt_predict PROG NAME PCT ARGS...: causaltop's prediction for speeding
 # line NAME of PROG by PCT%, with GT_CT_ARGS as more causaltop options.
-# Sets pred, pred_lo, pred_hi, pred_n.
+# Sets pred, pred_lo, pred_hi, pred_n (pred "nan" without an estimate)
+# and _gt_err (why, if it failed); returns 1 if causaltop failed.
 gt_predict() {
 	_p=$1 _n=$2 _pct=$3
 	shift 3
 	_line=$(gt_line "$_p" "$_n")
 	[ -n "$_line" ] || framework_failure_ "no GT:$_n in $_p.c"
+	_base=$_p-$_n-$_pct${GT_CT_ARGS:+-$(echo "$GT_CT_ARGS" | tr -c 'a-z0-9\n' _)}
 	# shellcheck disable=SC2086
 	run_ct --no-tui ${GT_CT_ARGS-} --fixed-line "$_p.c:$_line" --fixed-speedup "$_pct" \
-		--json "$_p-$_n-$_pct.json" -o "$_p-$_n-$_pct.coz" -v -- "$(T "$_p")" "$@"
-	cp out "$_p-$_n-$_pct.out"
-	cp err "$_p-$_n-$_pct.err"
-	[ "$rc" = 0 ] || fail_ "causaltop on $_p: exit status $rc: $(tail -n 5 err)"
-	set -- $(python3 "$srcdir/ct-json.py" level "$_p-$_n-$_pct.json" "$_p.c:$_line" "$_pct")
+		--json "$_base.json" -o "$_base.coz" -v -- "$(T "$_p")" "$@"
+	cp out "$_base.out"
+	cp err "$_base.err"
+	pred=nan pred_lo=nan pred_hi=nan pred_n=0
+	if [ "$rc" != 0 ]; then
+		_gt_err="causaltop exit status $rc: $(tail -n 3 err | tr '\n' ' ')"
+		return 1
+	fi
+	set -- $(python3 "$srcdir/ct-json.py" level "$_base.json" "$_p.c:$_line" "$_pct")
 	pred=$1 pred_lo=$2 pred_hi=$3 pred_n=$4
-	[ "$pred" != nan ] ||
-		fail_ "$_p: no estimate for $_n at $_pct% ($(grep -E '^Experiments' out))"
+	return 0
 }
 
-# gt_real PROG NAME PCT ARGS...: the real speedup.  Sets real, real_spread.
-gt_real() {
-	_p=$1 _n=$2 _pct=$3
-	shift 3
-	set -- $(sh "$srcdir/gt-real.sh" -r "${GT_RUNS:-5}" "$(T "$_p")" "$_n" "$_pct" "$@")
-	# real NAME PCT speedup S base_us B knob_us K spread D
-	[ "$1" = real ] || framework_failure_ "gt-real.sh $_p $_n $_pct: $*"
-	real=$5 real_spread=${11}
+# gt_real_pairs PROG NAME PCT PAIRS ARGS...: PAIRS more real pairs of
+# the check into $_base.pairs (gt-real.sh -R, at the test's loop rate).
+gt_real_pairs() {
+	_p=$1 _n=$2 _pct=$3 _k=$4
+	shift 4
+	_r=$(sh "$srcdir/gt-real.sh" -r "$_k" -R "$_base.pairs" "$(T "$_p")" "$_n" "$_pct" "$@") ||
+		framework_failure_ "gt-real.sh $_p $_n $_pct failed"
+	case $_r in real*) ;; *) framework_failure_ "gt-real.sh $_p $_n $_pct: $_r" ;; esac
 }
 
-# gt_verdict PRED LO HI REAL SPREAD: the bar is |pred - real| <= 0.05,
-# but both sides are estimates.  On a loaded machine a point estimate can
-# miss the bar by chance while the data agree with it, so a check fails
-# only when the prediction's 95% interval, widened by the real side's
-# noise (gt-real.sh's spread), stays clear of real +- 0.05: the data then
-# contradict the bar.  An estimate too imprecise to tell either way
-# (interval half-width or spread above 0.10) fails as such: a test that
-# cannot fail proves nothing.  Prints ok, ok-interval, FAIL or IMPRECISE.
+# gt_pooled FILE: "real N q1 q3" from the pairs in FILE: the program
+# speedup 1 - median(knob) / median(base), the number of pairs, and the
+# quartiles of the pairs' own speedups (the truth's noise, for the log).
+gt_pooled() {
+	awk '
+	function sort(a, n,    i, j, t) {
+		for (i = 2; i <= n; i++) {
+			t = a[i]
+			for (j = i - 1; j >= 1 && a[j] > t; j--)
+				a[j + 1] = a[j]
+			a[j + 1] = t
+		}
+	}
+	function median(a, n) {
+		sort(a, n)
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{ n++; b[n] = $1; k[n] = $2; s[n] = 1 - $2 / $1 }
+	END {
+		if (!n) { print "nan 0 nan nan"; exit }
+		sort(s, n)
+		printf "%.4f %d %.4f %.4f\n", 1 - median(k, n) / median(b, n), n,
+			s[int(0.25 * (n - 1) + 1.5)], s[int(0.75 * (n - 1) + 1.5)]
+	}' "$1"
+}
+
+# gt_verdict PRED LO HI REAL: the bar, as it is stated: ok, MISS (the
+# error is over GT_BAR), IMPRECISE (the interval is wider than
+# +-GT_MAX_HALF: a prediction that vague proves nothing either way) or
+# NO-ESTIMATE.
 gt_verdict() {
-	awk -v p="$1" -v lo="$2" -v hi="$3" -v r="$4" -v sp="$5" 'BEGIN {
+	awk -v p="$1" -v lo="$2" -v hi="$3" -v r="$4" -v bar="$GT_BAR" -v half="$GT_MAX_HALF" 'BEGIN {
+		if (p == "nan" || lo == "nan" || hi == "nan") { print "NO-ESTIMATE"; exit }
+		if ((hi - lo) / 2 > half + 1e-9) { print "IMPRECISE"; exit }
 		d = p - r
-		if (d <= 0.05 && d >= -0.05) { print "ok"; exit }
-		if ((hi - lo) / 2 > 0.10 || sp > 0.10) { print "IMPRECISE"; exit }
-		if (lo - sp <= r + 0.05 && hi + sp >= r - 0.05) print "ok-interval"
-		else print "FAIL"
+		print (d <= bar + 1e-9 && d >= -bar - 1e-9) ? "ok" : "MISS"
 	}'
 }
 
-# Machines where a context switch is dear.  The supervisor wakes about
-# a thousand times a second in an experiment, preempting a thread of the
-# program each time, and more often the more pauses it makes; what that
-# costs a thread it does not owe lengthens the experiment as any other
-# load would, and lowers the prediction.  Where a preemption costs ~13 us
-# (doc/design.md, 2026-11-24) that stays within the bar.  On hosts where
-# every switch goes through the hypervisor (2 vCPUs of an AMD EPYC under
-# PVM, 2026-11-25) causaltop measured 25 to 80 us a preemption from the
-# switch records, varying from run to run, and predictions where a paying
-# thread is on the critical path read 6 to 12 points low (README's known
-# limits).  Where a run measured GT_SLOW_SWITCH_US (20) or more, a
-# prediction below the real one by no more than GT_SLOW_LOW (0.20: a
-# line predicted worthless still fails) is not judged against the bar:
-# the test goes on, and is reported skipped at its end, with the figures.
-# A prediction too high fails as anywhere.
-GT_SLOW_SWITCH_US=${GT_SLOW_SWITCH_US:-20}
-_gt_slow=
-
-# gt_switch_us OUT: the mean CPU time a preemption by causaltop took
-# from a ready thread in that run (empty if not measured, or over 100
-# preemptions or fewer: too few to say).
-gt_switch_us() {
-	sed -n 's/.*CPU taken by causaltop from ready threads \([0-9.]*\) ms (\([0-9]*\) times).*/\1 \2/p' "$1" |
-		awk '$2 > 100 { printf "%d\n", 1000 * $1 / $2 }'
-}
-
-# gt_dear_switch: true, and the reading noted for the skip at the end,
-# if _gt_check's failed comparison is one not judged (above).
-gt_dear_switch() {
-	_sw=$(gt_switch_us "$_p-$_n-$_pct.out")
-	[ -n "$_sw" ] && [ "$_sw" -ge "$GT_SLOW_SWITCH_US" ] &&
-		awk -v p="$pred" -v r="$real" -v m="${GT_SLOW_LOW:-0.20}" 'BEGIN { exit !(p < r && r - p <= m) }' ||
-		return 1
-	echo "$_p $_n $_pct%: low where a preemption costs ${_sw} us: not judged" >&2
-	_gt_slow="$_gt_slow $_p $_n $_pct% predicted $pred for $real (${_sw} us a preemption);"
-}
-
-_gt_exit() {
-	_st=$?
-	cleanup_
-	if [ "$_st" = 0 ] && [ -n "$_gt_slow" ]; then
-		printf '%s: SKIP: not judged where a context switch is this dear (README, known limits):%s\n' \
-			"$ME_" "$_gt_slow" >&2
-		exit 77
-	fi
-	exit "$_st"
-}
-trap _gt_exit EXIT
-
-# gt_check PROG NAME PCT ITEMS [ARGS...]: prediction within 5 points of
-# reality (gt_verdict).  The profiled run does ITEMS items (long enough
-# for enough experiments); the real runs keep the workload's default
-# (short).
+# gt_check [--xfail REASON | --xfail-dear REASON] PROG NAME PCT ITEMS [ARGS...]:
+# one TAP line.
+# The profiled run does ITEMS items (long enough for enough
+# experiments); the real runs keep the workload's default (short), with
+# ARGS.  REASON names the known limit (README) under which this check is
+# expected to miss: everywhere (--xfail), or where a sample is dear
+# (--xfail-dear; judged as any other check elsewhere).
 #
 # In the sanitizer build (CT_SANITIZED=1) the profiled run is made and
-# must end well with an estimate, but its accuracy is not judged and the
-# real speedup not measured: that build is there to find memory and
+# must end well with an estimate, but no truth is measured and the
+# accuracy is not judged: that build is there to find memory and
 # undefined-behaviour errors in the experiment engine's every path, and
 # its supervisor, two to three times slower, is not what users profile
 # with (its pauses come late by as much).
-#
-# An imprecise estimate proves nothing either way, and comes from a
-# machine that changed speed during the run (the hypervisor's other
-# guests: gt-unequal's items went from 5 to 8-9 ms for the last seconds
-# of a run, 2026-11-25), so it is made again once, as a comparison that
-# failed with load seen after it.
 gt_check() {
-	gt_quiet
-	_gt_check "$@" && return 0
-	_busy=$(gt_busy)
-	if [ "$_ok" = IMPRECISE ]; then
-		echo "too imprecise to judge: made again" >&2
-	else
-		[ "$_busy" -ge "${GT_QUIET_PCT:-25}" ] || fail_ "$_fail"
-		echo "other programs used ${_busy}% of a CPU after the comparison: made again" >&2
-	fi
-	gt_quiet
-	_gt_check "$@" || fail_ "$_fail"
-}
-
-_gt_check() {
+	_xfail=
+	case $1 in
+	--xfail) _xfail=$2; shift 2 ;;
+	--xfail-dear)
+		[ "$gt_dear" = 1 ] && _xfail="$2 (a sample costs ${gt_sample_us} us here)"
+		shift 2 ;;
+	esac
 	_p=$1 _n=$2 _pct=$3 _items=$4
 	shift 4
-	gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@"
+	_desc="$_p $_n $_pct%${GT_CT_ARGS:+ ($GT_CT_ARGS)}"
 	if [ "${CT_SANITIZED:-0}" = 1 ]; then
-		printf '%s %s %s%%: predicted %+.3f [%+.3f, %+.3f] (%s exps): not judged (sanitizer build)\n' \
-			"$_p" "$_n" "$_pct" "$pred" "$pred_lo" "$pred_hi" "$pred_n"
+		if ! gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@"; then
+			gt_tap "not ok" "" "$_desc: $_gt_err"
+		elif [ "$pred" = nan ]; then
+			gt_tap "not ok" "" "$_desc: no estimate" "$(grep -E '^Experiments' out)"
+		else
+			gt_tap ok "" "$(printf '%s: predicted %+.3f [%+.3f, %+.3f] (%s exps); accuracy is judged in the normal build' \
+				"$_desc" "$pred" "$pred_lo" "$pred_hi" "$pred_n")"
+		fi
 		return 0
 	fi
-	gt_real "$_p" "$_n" "$_pct" "$@"
-	_ok=$(gt_verdict "$pred" "$pred_lo" "$pred_hi" "$real" "$real_spread")
-	printf '%s %s %s%%: predicted %+.3f [%+.3f, %+.3f] (%s exps), real %+.3f (spread %.3f): %s\n' \
-		"$_p" "$_n" "$_pct" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" "$real_spread" "$_ok"
-	# The real side is a measurement of the machine as well, and a
-	# shared host's vCPUs change speed for seconds at a time: wl-compress
-	# (its knob's runs bound by CPU 0) measured seal at 100% +0.31 to
-	# +0.51 within minutes, each set of pairs agreeing with itself (spread
-	# 0.002-0.015), against predictions of +0.47 to +0.53 (2026-11-26).
-	# So a prediction that fails is judged once more against the real
-	# speedup measured again; the prediction itself is not made again.
-	if [ "$_ok" = FAIL ]; then
-		_real1=$real
-		gt_real "$_p" "$_n" "$_pct" "$@"
-		_ok=$(gt_verdict "$pred" "$pred_lo" "$pred_hi" "$real" "$real_spread")
-		printf '%s %s %s%%: real measured again: %+.3f (spread %.3f), was %+.3f: %s\n' \
-			"$_p" "$_n" "$_pct" "$real" "$real_spread" "$_real1" "$_ok"
+	_dir=${_xfail:+TODO known limit: $_xfail}
+	if ! gt_quiet; then
+		gt_tap "not ok" "$_dir" "$_desc: not measured: $_gt_busy_msg"
+		return 0
 	fi
-	case $_ok in
-	ok | ok-interval) return 0 ;;
-	FAIL) gt_dear_switch && return 0 ;;
-	esac
-	grep -E '^(Experiments|Supervisor)' "$_p-$_n-$_pct.out" >&2
-	_fail="$_p: speeding $_n by $_pct% predicted $pred [$pred_lo, $pred_hi], really $real (spread $real_spread): $_ok"
-	return 1
+	_base=$_p-$_n-$_pct${GT_CT_ARGS:+-$(echo "$GT_CT_ARGS" | tr -c 'a-z0-9\n' _)}
+	: > "$_base.pairs"
+	_half=$((GT_PAIRS / 2))
+	gt_real_pairs "$_p" "$_n" "$_pct" "$_half" "$@"
+	_ok=1
+	gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@" || _ok=0
+	gt_real_pairs "$_p" "$_n" "$_pct" $((GT_PAIRS - _half)) "$@"
+	set -- $(gt_pooled "$_base.pairs")
+	real=$1 real_n=$2 real_q1=$3 real_q3=$4
+	if [ "$_ok" = 0 ]; then
+		gt_tap "not ok" "$_dir" "$_desc: $_gt_err"
+		return 0
+	fi
+	_v=$(gt_verdict "$pred" "$pred_lo" "$pred_hi" "$real")
+	_fig=$(awk -v p="$pred" -v lo="$pred_lo" -v hi="$pred_hi" -v n="$pred_n" -v r="$real" \
+		-v rn="$real_n" -v q1="$real_q1" -v q3="$real_q3" 'BEGIN {
+		if (p == "nan") printf "no estimate (%d exps)", n
+		else printf "predicted %+.3f [%+.3f, %+.3f] (%d exps), ", p, lo, hi, n
+		printf "real %+.3f (%d pairs, IQR %+.3f..%+.3f)", r, rn, q1, q3
+		if (p != "nan") printf ", error %+.3f", p - r
+	}')
+	_st="not ok"
+	[ "$_v" = ok ] && _st=ok
+	gt_tap "$_st" "$_dir" "$_desc: $_fig: $_v" \
+		"pairs (base_us knob_us): $(tr '\n' ';' < "$_base.pairs")" \
+		"$(grep -E '^(Experiments|Supervisor)' "$_base.out" | tr '\n' ' ')"
+	return 0
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 #
-# gt-real.sh [-r RUNS] [-a MS] [-v] PROG NAME PCT [PROG ARGS...]
+# gt-real.sh [-r RUNS] [-a MS] [-c RATE] [-R FILE] [-v] PROG NAME PCT [PROG ARGS...]
 #
 # The real program speedup of making line NAME of a ground-truth workload
 # (tests/gt-*.c) PCT percent faster: PROG ARGS runs RUNS times (default 5)
@@ -20,6 +20,11 @@
 # dropped (for 5 runs, of the middle 3), in the same units as S.  -v shows
 # every run on stderr.
 #
+# -c RATE: the loop rate to give every run (-c RATE), instead of
+# calibrating: runs measured in several calls, to be pooled, then do the
+# very same work.  -R FILE: also append each pair ("base_us knob_us")
+# to FILE, the raw data a pooled median is taken from (tests/gt-lib.sh).
+#
 # -a MS: RUNS runs only, each with -a MS -k NAME=PCT: the program itself
 # alternates phases of MS milliseconds without and with the knob, and
 # times each kind apart ("gt: alt base_us B knob_us K"); each run gives a
@@ -33,17 +38,21 @@
 # POSIX sh and awk only.
 
 usage() {
-	echo "usage: $0 [-r RUNS] [-a MS] [-v] PROG NAME PCT [PROG ARGS...]" >&2
+	echo "usage: $0 [-r RUNS] [-a MS] [-c RATE] [-R FILE] [-v] PROG NAME PCT [PROG ARGS...]" >&2
 	exit 2
 }
 
 runs=5
 alt=
 verbose=
-while getopts r:a:v opt; do
+rate=
+raw=
+while getopts r:a:c:R:v opt; do
 	case $opt in
 	r) runs=$OPTARG ;;
 	a) alt=$OPTARG ;;
+	c) rate=$OPTARG ;;
+	R) raw=$OPTARG ;;
 	v) verbose=1 ;;
 	*) usage ;;
 	esac
@@ -88,15 +97,17 @@ one_run() {
 	echo "$us"
 }
 
-for i in 1 2 3; do
-	if ! "$prog" -C "$@" >/dev/null 2>>"$tmp/err"; then
-		echo "$0: $prog -C $* failed:" >&2
-		cat "$tmp/err" >&2
-		exit 1
-	fi
-done
-rate=$(awk '$1 == "gt:" && $2 == "loops_per_us" && $3 > r { r = $3 }
-	    END { if (r > 0) print r }' "$tmp/err")
+if [ -z "$rate" ]; then
+	for i in 1 2 3; do
+		if ! "$prog" -C "$@" >/dev/null 2>>"$tmp/err"; then
+			echo "$0: $prog -C $* failed:" >&2
+			cat "$tmp/err" >&2
+			exit 1
+		fi
+	done
+	rate=$(awk '$1 == "gt:" && $2 == "loops_per_us" && $3 > r { r = $3 }
+		    END { if (r > 0) print r }' "$tmp/err")
+fi
 if [ -z "$rate" ]; then
 	echo "$0: no loop rate from $prog -C $*" >&2
 	exit 1
@@ -122,6 +133,7 @@ while [ "$i" -lt "$runs" ]; do
 	echo "$b $k" >>"$tmp/pairs"
 	i=$((i + 1))
 done
+[ -z "$raw" ] || cat "$tmp/pairs" >>"$raw" || exit 1
 
 awk -v name="$name" -v pct="$pct" '
 # Insertion sort of a[1..n]: n is small.

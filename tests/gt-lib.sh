@@ -204,6 +204,15 @@ gt_verdict() {
 	}'
 }
 
+# gt_record VERDICT: the check's raw data on one line, for
+# bench/validate --collect-gt (README's tables come from these): fields
+# are tab-separated KEY=VALUE, pairs as base_us:knob_us,...
+gt_record() {
+	printf 'gt-record\tprog=%s\tline=%s\tpct=%s\twargs=%s\targs=%s\tpred=%s\tlo=%s\thi=%s\tn_exp=%s\treal=%s\tverdict=%s\txfail=%s\tsample_us=%s\tpairs=%s' \
+		"$_p" "$_n" "$_pct" "$_wargs" "${GT_CT_ARGS-}" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" \
+		"$1" "$_xfail" "$gt_sample_us" "$(awk '{ printf "%s%s:%s", NR > 1 ? "," : "", $1, $2 }' "$_base.pairs")"
+}
+
 # gt_check [--xfail REASON | --xfail-dear REASON] PROG NAME PCT ITEMS [ARGS...]:
 # one TAP line.
 # The profiled run does ITEMS items (long enough for enough
@@ -228,7 +237,9 @@ gt_check() {
 	esac
 	_p=$1 _n=$2 _pct=$3 _items=$4
 	shift 4
-	_desc="$_p $_n $_pct%${GT_CT_ARGS:+ ($GT_CT_ARGS)}"
+	# The workload's own arguments but its loop rate, to tell checks apart.
+	_wargs=$(echo "$*" | sed 's/-c [0-9.]*//; s/^ *//; s/ *$//')
+	_desc="$_p $_n $_pct%${_wargs:+ $_wargs}${GT_CT_ARGS:+ ($GT_CT_ARGS)}"
 	if [ "${CT_SANITIZED:-0}" = 1 ]; then
 		if ! gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@"; then
 			gt_tap "not ok" "" "$_desc: $_gt_err"
@@ -270,6 +281,7 @@ gt_check() {
 	[ "$_v" = ok ] && _st=ok
 	gt_tap "$_st" "$_dir" "$_desc: $_fig: $_v" \
 		"pairs (base_us knob_us): $(tr '\n' ';' < "$_base.pairs")" \
-		"$(grep -E '^(Experiments|Supervisor)' "$_base.out" | tr '\n' ' ')"
+		"$(grep -E '^(Experiments|Supervisor)' "$_base.out" | tr '\n' ' ')" \
+		"$(gt_record "$_v")"
 	return 0
 }

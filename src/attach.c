@@ -17,16 +17,16 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 #include "probe.h"
-#include "procfs.h"
 #include "progress.h"
 #include "sancheck.h"
 #include "session.h"
 #include "tcb.h"
 #include "trace.h"
 #include "tracelog.h"
-#include "xmalloc.h"
 
 #define TRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
 #define FORK_OPTIONS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)

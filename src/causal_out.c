@@ -11,12 +11,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/escape.h"
+#include "base/xmalloc.h"
 #include "causal_out.h"
-#include "escape.h"
 #include "lines.h"
 #include "progress.h"
 #include "stats.h"
-#include "xmalloc.h"
 
 void
 causal_target_describe(const struct lines_table *lt, unsigned id, bool is_func,

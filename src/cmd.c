@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "cmd.h"
-#include "error_prints.h"
 #include "profile.h"
-#include "xmalloc.h"
 
 int
 cmd_dispatch(int *argc, char ***argv)

@@ -25,14 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/error_prints.h"
+#include "base/escape.h"
+#include "base/xmalloc.h"
 #include "causal_out.h"
 #include "cmd.h"
-#include "error_prints.h"
-#include "escape.h"
 #include "profile.h"
 #include "progress.h"
 #include "stats.h"
-#include "xmalloc.h"
 
 #define DIFF_WORTH 0.02		/* as stats.c's STATS_WORTH */
 

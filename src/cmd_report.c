@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/error_prints.h"
 #include "causal_out.h"
 #include "cmd.h"
-#include "error_prints.h"
 #include "html.h"
 #include "profile.h"
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/xmalloc.h"
 #include "codeview.h"
 #include "disasm.h"
 #include "lines.h"
@@ -11,7 +12,6 @@
 #include "session.h"
 #include "symbolizer.h"
 #include "tcb.h"
-#include "xmalloc.h"
 
 /* Source files larger than this are not shown. */
 #define SRC_MAX_BYTES (8 << 20)

@@ -12,7 +12,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
 #include "session.h"
 #include "tcb.h"
 #include "trace.h"

@@ -4,8 +4,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "base/xmalloc.h"
 #include "disasm.h"
-#include "xmalloc.h"
 
 /*
  * libcapstone is loaded on the first disassembly, not at startup: its

@@ -23,19 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/error_prints.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 #include "delay.h"
-#include "error_prints.h"
 #include "experiment.h"
 #include "lines.h"
 #include "pause.h"
-#include "procfs.h"
 #include "progress.h"
 #include "sampler.h"
 #include "session.h"
 #include "stats.h"
 #include "tcb.h"
 #include "wake.h"
-#include "xmalloc.h"
 
 /*
  * Debts below this wait for a later tick.  Each pause costs the thread

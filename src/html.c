@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "base/escape.h"
 #include "causal_out.h"
-#include "escape.h"
 #include "html.h"
 #include "profile.h"
 #include "progress.h"

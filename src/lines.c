@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "lines.h"
-#include "xmalloc.h"
 
 /*
  * Open addressing with linear probing over ids: the objects themselves

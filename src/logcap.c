@@ -9,11 +9,11 @@
 #include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "error_prints.h"
-#include "evloop.h"
+#include "base/error_prints.h"
+#include "base/evloop.h"
+#include "base/xmalloc.h"
 #include "logcap.h"
 #include "session.h"
-#include "xmalloc.h"
 
 /* A longer line is cut: the ring holds lines, not files. */
 #define LINE_MAX_LEN 1024

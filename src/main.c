@@ -17,18 +17,19 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/error_prints.h"
+#include "base/evloop.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 #include "causal_out.h"
 #include "cmd.h"
 #include "collect.h"
-#include "error_prints.h"
-#include "evloop.h"
 #include "experiment.h"
 #include "hostcost.h"
 #include "lines.h"
 #include "logcap.h"
 #include "pchist.h"
 #include "probe.h"
-#include "procfs.h"
 #include "progress.h"
 #include "report.h"
 #include "sampler.h"
@@ -40,7 +41,6 @@
 #include "tracelog.h"
 #include "tui.h"
 #include "wake.h"
-#include "xmalloc.h"
 
 /*
  * Rings hold >= 300 ms of samples at 1 kHz: 20 ms drains keep them far

@@ -11,19 +11,19 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 #include "codeview.h"
 #include "experiment.h"
 #include "lines.h"
 #include "logcap.h"
 #include "model.h"
-#include "procfs.h"
 #include "progress.h"
 #include "sampler.h"
 #include "session.h"
 #include "stats.h"
 #include "tcb.h"
 #include "trace.h"
-#include "xmalloc.h"
 
 #define SECOND_NS	1000000000ULL
 /* No visit for this long, after some: the point has gone quiet. */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "options.h"
 #include "probe.h"
-#include "xmalloc.h"
 
 /*
  * Every long option here appears in man/causaltop.1 and in the usage text;

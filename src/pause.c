@@ -8,15 +8,15 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <unistd.h>
-#include "error_prints.h"
-#include "evloop.h"
+#include "base/error_prints.h"
+#include "base/evloop.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 #include "pause.h"
 #include "perf_sys.h"
-#include "procfs.h"
 #include "session.h"
 #include "tcb.h"
 #include "tracelog.h"
-#include "xmalloc.h"
 
 /* Restart everything due within this much: one wake-up, not several. */
 #define PAUSE_SLACK_NS 20000ULL

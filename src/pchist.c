@@ -5,8 +5,8 @@
  */
 #include "config.h"
 #include <stdlib.h>
+#include "base/xmalloc.h"
 #include "pchist.h"
-#include "xmalloc.h"
 
 struct slot {
 	uint64_t pc;

@@ -1,8 +1,8 @@
 #include "config.h"
 #include <string.h>
 #include <stdlib.h>
+#include "base/xmalloc.h"
 #include "perf_ring.h"
-#include "xmalloc.h"
 
 void
 perf_ring_init(struct perf_ring *r, struct perf_event_mmap_page *meta,

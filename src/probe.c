@@ -13,12 +13,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 #include "perf_sys.h"
 #include "probe.h"
-#include "procfs.h"
 #include "symbolizer.h"
-#include "xmalloc.h"
 
 /* Not in every libc's errno.h: the kernel's "operation not supported". */
 enum { PROBE_ENOTSUPP = 524 };

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "lines.h"
 #include "profile_parse.h"
-#include "xmalloc.h"
 
 struct profile *
 profile_new(void)

@@ -18,9 +18,9 @@
 #include <json.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "profile_parse.h"
-#include "xmalloc.h"
 
 enum { COZ_MAX_FIELDS = 16 };
 

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "lines.h"
 #include "profile_parse.h"
-#include "xmalloc.h"
 
 enum { J_ABSENT = -1 };	/* an optional member is missing or null */
 

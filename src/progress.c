@@ -8,10 +8,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "causaltop_abi.h"
-#include "error_prints.h"
 #include "progress.h"
-#include "xmalloc.h"
 
 #define MEMFD_LINK "/memfd:" CAUSALTOP_MEMFD_NAME " (deleted)"
 #define KIND_MASK 0xffu

@@ -2,13 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "base/xmalloc.h"
 #include "lines.h"
 #include "progress.h"
 #include "report.h"
 #include "sampler.h"
 #include "session.h"
 #include "tcb.h"
-#include "xmalloc.h"
 
 static double
 pct(uint64_t part, uint64_t whole)

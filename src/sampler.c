@@ -8,11 +8,11 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 #include "perf_sys.h"
-#include "procfs.h"
 #include "sampler.h"
-#include "xmalloc.h"
 
 struct sampler_ring {
 	int fd;

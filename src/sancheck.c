@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/xmalloc.h"
 #include "sancheck.h"
-#include "xmalloc.h"
 
 static bool
 has_prefix(const char *s, const char *prefix)

@@ -2,14 +2,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "causal_out.h"
 #include "cmd.h"
-#include "error_prints.h"
 #include "experiment.h"
 #include "sampler.h"
 #include "save.h"
 #include "session.h"
-#include "xmalloc.h"
 
 void
 save_fill_meta(struct session *s, struct causal_meta *m)

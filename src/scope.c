@@ -2,8 +2,8 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/xmalloc.h"
 #include "scope.h"
-#include "xmalloc.h"
 
 struct scope_patterns {
 	char **pat;

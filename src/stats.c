@@ -83,8 +83,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/xmalloc.h"
 #include "stats.h"
-#include "xmalloc.h"
 
 enum {
 	STATS_NEIGHBOURS = 3,		/* baselines on each side */

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 #include "lines.h"
 #include "scope.h"
 #include "symbolizer.h"
-#include "xmalloc.h"
 
 enum {
 	SYM_CACHE_BITS = 13,

@@ -10,8 +10,8 @@
 # include <stdbool.h>
 # include <stdint.h>
 # include <sys/types.h>
+# include "base/procfs.h"
 # include "delay.h"
-# include "procfs.h"
 
 struct ct_func;
 struct probe_thread;

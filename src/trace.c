@@ -16,10 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <inttypes.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 #include "experiment.h"
 #include "probe.h"
-#include "procfs.h"
 #include "progress.h"
 #include "sampler.h"
 #include "session.h"
@@ -28,7 +29,6 @@
 #include "trace.h"
 #include "tracelog.h"
 #include "unwind.h"
-#include "xmalloc.h"
 
 const char *
 signame(int sig)

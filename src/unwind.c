@@ -2,9 +2,9 @@
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/xmalloc.h"
 #include "symbolizer.h"
 #include "unwind.h"
-#include "xmalloc.h"
 
 /* DWARF register numbers on x86-64 (the psABI's, not perf's). */
 enum { DW_X86_64_RBP = 6, DW_X86_64_RSP = 7 };

@@ -10,10 +10,10 @@
 #include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/xmalloc.h"
 #include "perf_ring.h"
 #include "perf_sys.h"
 #include "wake.h"
-#include "xmalloc.h"
 
 /*
  * Data pages per CPU, perf record's default: 512 KiB hold 8192 records of

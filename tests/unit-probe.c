@@ -32,8 +32,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "base/procfs.h"
 #include "probe.h"
-#include "procfs.h"
 #include "unit.h"
 
 #define K 2000

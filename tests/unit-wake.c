@@ -41,9 +41,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "procfs.h"
-#include "wake.h"
+#include "base/procfs.h"
 #include "unit.h"
+#include "wake.h"
 
 /* tracefs events/sched/sched_waking/format, Linux 6.18 (x86_64). */
 static const char real_format[] =

@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
+#include "base/evloop.h"
+#include "base/xmalloc.h"
 #include "canvas.h"
-#include "evloop.h"
 #include "term.h"
-#include "xmalloc.h"
 
 /* Mouse reports: button presses (1000) in SGR form (1006), for wide terminals too. */
 #define MOUSE_ON	"\033[?1000h\033[?1006h"

@@ -8,16 +8,16 @@
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/evloop.h"
+#include "base/xmalloc.h"
 #include "canvas.h"
 #include "draw.h"
-#include "evloop.h"
 #include "keys.h"
 #include "model.h"
 #include "steer.h"
 #include "term.h"
 #include "tui.h"
 #include "view.h"
-#include "xmalloc.h"
 
 #define FRAME_NS	(1000000000ULL / TUI_FPS)
 #define MODEL_NS	250000000ULL	/* model rebuilt this often */

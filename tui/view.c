@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/xmalloc.h"
 #include "model.h"
 #include "view.h"
-#include "xmalloc.h"
 
 const struct levels_preset levels_presets[] = {
 	{ "all", 0, 100 },

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "procfs.h"
-#include "xmalloc.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
 
 #define PF_KTHREAD 0x00200000
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error_prints.h"
-#include "xmalloc.h"
+#include "base/error_prints.h"
+#include "base/xmalloc.h"
 
 static void
 die_oom(size_t size)

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "error_prints.h"
+#include "base/error_prints.h"
 
 const char *program_name = "causaltop";
 bool debug_flag;

@@ -4,9 +4,9 @@
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
-#include "error_prints.h"
-#include "evloop.h"
-#include "xmalloc.h"
+#include "base/error_prints.h"
+#include "base/evloop.h"
+#include "base/xmalloc.h"
 
 struct evloop {
 	int epfd;

@@ -6,7 +6,7 @@
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
-#include "escape.h"
+#include "base/escape.h"
 
 /*
  * Length of the valid UTF-8 sequence at s (1..4), 0 if it is not one:

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/clock.h"
 #include "base/xmalloc.h"
 #include "codeview.h"
 #include "disasm.h"
@@ -260,7 +261,7 @@ fill_code(struct codeview *cv, struct session *s, struct model_detail *d)
 {
 	struct pchist_entry *e = NULL;
 	size_t ne = 0;
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	d->insns = NULL;
 	d->ninsns = 0;

@@ -12,6 +12,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "session.h"
 #include "tcb.h"
@@ -28,7 +29,7 @@
 static void
 wait_detached(struct session *s)
 {
-	uint64_t deadline = now_ns() + DETACH_PATIENCE_NS;
+	uint64_t deadline = clock_now_ns() + DETACH_PATIENCE_NS;
 	const struct timespec ms = { 0, 1000000 };
 
 	while (tcb_count()) {
@@ -37,10 +38,10 @@ wait_detached(struct session *s)
 
 		if (tid > 0) {
 			trace_handle_status(s, tid, status);
-			deadline = now_ns() + DETACH_PATIENCE_NS;
+			deadline = clock_now_ns() + DETACH_PATIENCE_NS;
 			continue;
 		}
-		if ((tid < 0 && errno != EINTR) || now_ns() > deadline) {
+		if ((tid < 0 && errno != EINTR) || clock_now_ns() > deadline) {
 			if (tid == 0)
 				error_msg("warning: %u threads did not stop to be detached; "
 					  "the kernel detaches them as causaltop exits", tcb_count());

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
@@ -426,7 +427,7 @@ catch_up(struct exp_engine *e)
 void
 exp_thread_new(struct exp_engine *e, struct tcb *t, struct tcb *parent)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	if (parent) {
 		catch_up(e);
@@ -1421,7 +1422,7 @@ void
 exp_finish(struct exp_engine *e)
 {
 	/* A partial experiment is dropped: the end of a run is not a sample. */
-	forgive_all(e, now_ns());
+	forgive_all(e, clock_now_ns());
 	e->state = ST_IDLE;
 	e->nwk = 0;
 	e->nhit = 0;
@@ -1517,7 +1518,7 @@ steer_skips(const struct exp_engine *e, unsigned target)
 static void
 steer_drop(struct exp_engine *e)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	if (exp_on(e)) {
 		forgive_all(e, now);

@@ -1,7 +1,7 @@
 #include "config.h"
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
+#include "base/clock.h"
 #include "hostcost.h"
 #include "perf_sys.h"
 
@@ -17,25 +17,16 @@
 
 static volatile uint64_t sink;
 
-static uint64_t
-clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
-
 /* n dependent multiply-adds. */
 uint64_t
 hostcost_spin(uint64_t n)
 {
-	uint64_t t = clock_ns(), x = 1;
+	uint64_t t = clock_now_ns(), x = 1;
 
 	for (uint64_t i = 0; i < n; i++)
 		x = x * 6364136223846793005ULL + i;
 	sink = x;
-	return clock_ns() - t;
+	return clock_now_ns() - t;
 }
 
 uint64_t

@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/evloop.h"
 #include "base/xmalloc.h"
@@ -42,7 +43,7 @@ push(struct logcap *lc, enum model_log_kind kind, const char *text, size_t len)
 	struct logcap_line *l = &lc->ring[lc->total % LOGCAP_MAX];
 
 	free(l->text);
-	l->t_ns = now_ns();
+	l->t_ns = clock_now_ns();
 	l->kind = kind;
 	l->text = xmalloc(len + 1);
 	memcpy(l->text, text, len);

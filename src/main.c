@@ -15,8 +15,8 @@
 #include <sched.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/evloop.h"
 #include "base/procfs.h"
@@ -61,15 +61,6 @@ struct loop_fd {
 	int fd;
 	struct session *s;
 };
-
-uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* Whatever kills us on an error must not leave a thread stopped. */
 static void
@@ -136,7 +127,7 @@ static void
 on_tick(struct ev_handler *h, uint32_t events)
 {
 	struct loop_fd *l = (struct loop_fd *) h;
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	evloop_timer_ack(l->fd);
 	sampler_drain(l->s->smp, NULL);
@@ -183,7 +174,7 @@ on_duration(struct ev_handler *h, uint32_t events)
 static bool
 next_run(struct session *s)
 {
-	uint64_t t = now_ns() - s->run_start_ns;
+	uint64_t t = clock_now_ns() - s->run_start_ns;
 
 	if (!s->opts.end_to_end || s->stop_requested || !s->launched_done)
 		return false;
@@ -199,7 +190,7 @@ next_run(struct session *s)
 		return false;
 	s->launched = 0;
 	s->launched_done = false;
-	s->run_start_ns = now_ns();
+	s->run_start_ns = clock_now_ns();
 	trace_launch(s);
 	return true;
 }
@@ -290,7 +281,7 @@ make_experiments(struct session *s)
 		.by_function = o->by_function,
 		.fixed_line = o->fixed_line,
 		.fixed_speedup = o->fixed_speedup,
-		.seed = o->seed ? o->seed : now_ns() ^ ((uint64_t) getpid() << 32),
+		.seed = o->seed ? o->seed : clock_now_ns() ^ ((uint64_t) getpid() << 32),
 	};
 	const char *why = NULL;
 
@@ -413,7 +404,7 @@ write_report(struct session *s)
 	if (s->exp && s->opts.verbose) {
 		struct exp_summary sm;
 
-		exp_summary(s->exp, now_ns(), &sm);
+		exp_summary(s->exp, clock_now_ns(), &sm);
 		printf("Experiments: %u (%u baselines), delay inserted %.3f s; wake-ups %s: "
 		       "%" PRIu64 " between traced threads, %" PRIu64 " credited",
 		       sm.done, sm.baselines, sm.delay_ns / 1e9, s->wake_mode, sm.wakes,
@@ -546,7 +537,6 @@ main(int argc, char **argv)
 {
 	static struct session s;
 	struct loop_fd sig_l, tick_l, dur_l, rep_l;
-	struct timespec rt;
 	struct sampler_config scfg;
 	sigset_t mask;
 	int err, status;
@@ -610,10 +600,9 @@ main(int argc, char **argv)
 		evloop_add(s.ev, rep_l.fd, EPOLLIN, &rep_l.h);
 	}
 	s.fds_at_start = s.fds_peak = procfs_self_fds();
-	clock_gettime(CLOCK_REALTIME, &rt);
-	s.startup_realtime_ns = rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+	s.startup_realtime_ns = clock_realtime_ns();
 
-	s.start_ns = s.run_start_ns = now_ns();
+	s.start_ns = s.run_start_ns = clock_now_ns();
 	if (s.opts.pid)
 		trace_attach(&s);
 	else
@@ -635,7 +624,7 @@ main(int argc, char **argv)
 		exp_finish(s.exp);
 	trace_detach_all(&s);
 	sampler_drain(s.smp, NULL);
-	s.end_ns = now_ns();
+	s.end_ns = clock_now_ns();
 	s.fds_at_exit = procfs_self_fds();
 	probes_sync(&s, true);
 	if (the_tui) {

@@ -8,6 +8,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <unistd.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/evloop.h"
 #include "base/procfs.h"
@@ -113,7 +114,7 @@ arm_for(struct pauser *pz, uint64_t deadline)
 	if (pz->armed && pz->armed <= deadline)
 		return;
 	pz->armed = deadline;
-	now = now_ns();
+	now = clock_now_ns();
 	/* A one-shot relative timer; 0 would disarm it, so at least 1 ns. */
 	evloop_timer_arm(pz->timer, deadline > now ? deadline - now : 1, 0);
 }
@@ -402,7 +403,7 @@ static void
 on_timer(struct ev_handler *h, uint32_t events)
 {
 	struct pauser *pz = (struct pauser *) h;
-	uint64_t now = now_ns(), next = 0;
+	uint64_t now = clock_now_ns(), next = 0;
 
 	evloop_timer_ack(pz->timer);
 	pz->armed = 0;
@@ -466,7 +467,7 @@ pause_request(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 	clock_close(&t->pause_clock);
 	if (!pz->switches)
 		t->pause_clock = perf_sys_task_clock(t->tid);
-	t->pause_ask_ns = now_ns();
+	t->pause_ask_ns = clock_now_ns();
 	if (!schedstat(t, NULL, &t->pause_wait0, NULL))
 		t->pause_ask_ns = 0;
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0) {
@@ -633,7 +634,7 @@ pause_forget(struct pauser *pz, struct tcb *t)
 void
 pause_release_all(struct pauser *pz)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_now_ns();
 
 	for (size_t i = 0; i < pz->n;) {
 		struct tcb *t = pz->held[i];

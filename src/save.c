@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
 #include "causal_out.h"
@@ -17,14 +18,14 @@ save_fill_meta(struct session *s, struct causal_meta *m)
 	struct exp_summary sm;
 	struct exp_steering st;
 
-	exp_summary(s->exp, now_ns(), &sm);
+	exp_summary(s->exp, clock_now_ns(), &sm);
 	exp_steering(s->exp, &st);
 	*m = (struct causal_meta) {
 		.command = s->opts.cmd,
 		.pid = s->opts.pid ? s->opts.pid : s->launched,
 		.startup_realtime_ns = s->startup_realtime_ns,
 		.start_ns = s->start_ns,
-		.end_ns = s->end_ns ? s->end_ns : now_ns(),
+		.end_ns = s->end_ns ? s->end_ns : clock_now_ns(),
 		.period_ns = s->opts.period_ns,
 		.sampler = sampler_describe(s->smp),
 		.wake_tracking = s->wake_mode,

@@ -88,6 +88,4 @@ struct session {
 	uint64_t fds_next_ns;		/* next look at the fds for their peak */
 };
 
-uint64_t now_ns(void);
-
 #endif

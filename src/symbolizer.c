@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
 #include "lines.h"
@@ -89,15 +89,6 @@ struct sym_proc {
 	struct sym_loc result;
 	struct sym_stats stats;
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* libdwfl returns -1 for its own errors and an errno value for others. */
 static const char *
@@ -404,7 +395,7 @@ sym_refresh(struct sym_proc *sp)
 	int rc;
 
 	sp->maps_changed = false;
-	sp->last_refresh_ns = now_ns();
+	sp->last_refresh_ns = clock_now_ns();
 	rc = sym_report(sp);
 	if (rc)
 		debug_msg("rereading the mappings of process %d: %s",
@@ -453,7 +444,7 @@ sym_proc_new(pid_t pid, struct lines_table *lines, const struct scope *scope)
 		sym_proc_free(sp);
 		return NULL;
 	}
-	sp->last_refresh_ns = now_ns();
+	sp->last_refresh_ns = clock_now_ns();
 	return sp;
 }
 
@@ -852,7 +843,7 @@ sym_lookup(struct sym_proc *sp, uint64_t pc)
 	}
 
 	mod = sym_addrmodule(sp->dwfl, pc);
-	if (!mod && now_ns() - sp->last_refresh_ns >= sym_refresh_interval_ns) {
+	if (!mod && clock_now_ns() - sp->last_refresh_ns >= sym_refresh_interval_ns) {
 		sym_refresh(sp);
 		mod = sym_addrmodule(sp->dwfl, pc);
 	}

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <inttypes.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
@@ -397,7 +398,7 @@ on_stop(struct session *s, pid_t tid, int status)
 	t->flags &= ~TCB_STARTUP;
 	t->flags |= TCB_STOPPED;
 	debug_msg("trace: %d stop sig %d event %d at %" PRIu64, (int) tid, sig, event,
-		  now_ns() / 1000);
+		  clock_now_ns() / 1000);
 
 	switch (event) {
 	case PTRACE_EVENT_CLONE:
@@ -418,7 +419,7 @@ on_stop(struct session *s, pid_t tid, int status)
 		if (t->tid == t->proc->tgid || t->proc->nthreads == 1)
 			trace_progress_poll(s, t->proc, 0);
 		sig = 0;
-		if (s->exp && !(t->flags & TCB_DETACH_NEXT) && exp_exit_pay(s->exp, t, now_ns()))
+		if (s->exp && !(t->flags & TCB_DETACH_NEXT) && exp_exit_pay(s->exp, t, clock_now_ns()))
 			return;
 		break;
 	case PTRACE_EVENT_STOP:
@@ -442,7 +443,7 @@ on_stop(struct session *s, pid_t tid, int status)
 		sig = 0;
 		/* Ours, to pay a delay: held there until it is paid. */
 		if ((t->flags & TCB_PAUSE_PENDING) && s->exp && !(t->flags & TCB_DETACH_NEXT) &&
-		    exp_on_pause_stop(s->exp, t, now_ns()))
+		    exp_on_pause_stop(s->exp, t, clock_now_ns()))
 			return;
 		break;
 	case 0:

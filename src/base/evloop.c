@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/evloop.h"
 #include "base/xmalloc.h"
@@ -64,6 +65,12 @@ evloop_run_once(struct evloop *ev, int timeout_ms)
 
 		h->fn(h, evs[i].events);
 	}
+}
+
+uint64_t
+evloop_now_ns(void)
+{
+	return clock_now_ns();
 }
 
 int

@@ -20,6 +20,12 @@ void evloop_del(struct evloop *, int fd);
 /* Wait up to timeout_ms (-1: forever) and run the handlers of ready fds. */
 void evloop_run_once(struct evloop *, int timeout_ms);
 
+/*
+ * Now on the loop's clock, base/clock.h's (what its timers count): for
+ * tui/, which sees base/ through this header only (tests/layering.test).
+ */
+uint64_t evloop_now_ns(void);
+
 /* A periodic or one-shot CLOCK_MONOTONIC timer; returns its fd. */
 int evloop_timer_new(void);
 void evloop_timer_arm(int fd, uint64_t first_ns, uint64_t interval_ns);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/escape.h"
+#include "base/path.h"
 #include "base/xmalloc.h"
 #include "causal_out.h"
 #include "lines.h"
@@ -82,14 +83,6 @@ causal_point_measured(const struct stats *st, unsigned point)
 	const struct exp_record *r = stats_records(st, &n);
 
 	return point_has_data(r, n, point);
-}
-
-static const char *
-basename_of(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b && b[1] ? b + 1 : path;
 }
 
 /* Numbers in the C locale for the duration of one writer. */
@@ -635,7 +628,7 @@ table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	if (cv->is_func) {
 		cols = term_text(text, d.func ? d.func : "?", COL_LOC, false);
 	} else {
-		char *loc = d.file ? xasprintf("%s:%u", basename_of(d.file), d.line) :
+		char *loc = d.file ? xasprintf("%s:%u", base_name(d.file), d.line) :
 				     xasprintf("line#%u", cv->target);
 
 		cols = term_text(text, loc, COL_LOC, true);
@@ -644,7 +637,7 @@ table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	put_cell(f, text, cols, COL_LOC, false);
 	fputc(' ', f);
 	if (cv->is_func)
-		cols = term_text(text, d.dso ? basename_of(d.dso) : "?", COL_FUNC, true);
+		cols = term_text(text, d.dso ? base_name(d.dso) : "?", COL_FUNC, true);
 	else
 		cols = term_text(text, d.func ? d.func : "?", COL_FUNC, false);
 	put_cell(f, text, cols, COL_FUNC, false);

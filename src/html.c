@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "base/escape.h"
+#include "base/path.h"
 #include "causal_out.h"
 #include "html.h"
 #include "profile.h"
@@ -242,14 +243,6 @@ verdict_class(enum stats_verdict v)
 {
 	return v == VERDICT_OPTIMIZE ? "v-optimize" : v == VERDICT_CONTENTION ?
 	       "v-contention" : "v-none";
-}
-
-static const char *
-base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b && b[1] ? b + 1 : path;
 }
 
 /* "+12.3% [+10.1, +14.5]" (pct), or "+0.31 [+0.20, +0.42]". */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include "base/path.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
 #include "codeview.h"
@@ -122,14 +123,6 @@ verdict_of(enum stats_verdict v)
 		break;
 	}
 	return MODEL_NOT_ENOUGH;
-}
-
-static const char *
-base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b && b[1] ? b + 1 : path;
 }
 
 /* "file.c:12", or a function's name. */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/error_prints.h"
+#include "base/path.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
 #include "perf_sys.h"
@@ -27,7 +28,6 @@ enum { PROBE_EBPDEAD = 4096 };
 const char probe_bp_dead_msg[] = "hardware breakpoint events open but never fire "
 				 "on this machine (a virtual machine without debug registers?)";
 
-static const char probe_deleted_suffix[] = " (deleted)";
 static const char probe_uprobe_type_path[] =
 	"/sys/bus/event_source/devices/uprobe/type";
 
@@ -253,64 +253,33 @@ probe_parse(struct probe *p, const char *spec)
 
 /* --- the image: maps, modules ------------------------------------------ */
 
-static char *
-probe_strip_deleted(const char *path, bool *deleted)
-{
-	size_t len = strlen(path);
-	size_t slen = sizeof(probe_deleted_suffix) - 1;
-	char *copy = xstrdup(path);
-	bool del = len > slen && !strcmp(copy + len - slen, probe_deleted_suffix);
-
-	if (del)
-		copy[len - slen] = '\0';
-	if (deleted)
-		*deleted = del;
-	return copy;
-}
-
 /* The executable file mappings of pid; -1 with errno. */
 static int
 probe_read_maps(struct probe_image *img)
 {
-	char path[sizeof("/proc//maps") + sizeof(int) * 3];
-	size_t alloc = 0, linesize = 0;
-	char *line = NULL;
-	FILE *f;
+	char *text = procfs_maps(img->pid), *cur = text;
+	size_t alloc = 0;
+	struct procfs_map m;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int) img->pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (!text)
 		return -1;
-	while (getline(&line, &linesize, f) > 0) {
-		uint64_t start, end, offset, ino;
-		unsigned dmajor, dminor;
-		char perms[5];
-		int pos = -1;
-		char *name;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64
-			   " %x:%x %" SCNu64 " %n", &start, &end, perms, &offset,
-			   &dmajor, &dminor, &ino, &pos) < 7 || pos < 0)
-			continue;
-		name = line + pos;
-		if (perms[2] != 'x' || name[0] != '/' || !ino)
+	while (procfs_maps_next(&cur, &m)) {
+		if (m.perms[2] != 'x' || m.name[0] != '/' || !m.ino)
 			continue;
 		if (img->nmaps == alloc)
 			img->maps = xgrowarray(img->maps, &alloc, img->nmaps + 1,
 					       sizeof(*img->maps));
 		img->maps[img->nmaps] = (struct probe_map) {
-			.start = start,
-			.end = end,
-			.offset = offset,
-			.ino = ino,
+			.start = m.start,
+			.end = m.end,
+			.offset = m.offset,
+			.ino = m.ino,
 		};
 		img->maps[img->nmaps].path =
-			probe_strip_deleted(name, &img->maps[img->nmaps].deleted);
+			strip_deleted(m.name, &img->maps[img->nmaps].deleted);
 		img->nmaps++;
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	return 0;
 }
 
@@ -328,7 +297,7 @@ probe_collect_module(Dwfl_Module *mod, void **userdata, const char *name,
 	img->mods = xrealloc(img->mods, (img->nmods + 1) * sizeof(*img->mods));
 	m = &img->mods[img->nmods++];
 	m->mod = mod;
-	m->path = probe_strip_deleted(name, NULL);
+	m->path = strip_deleted(name, NULL);
 	slash = strrchr(m->path, '/');
 	m->base = slash + 1;
 	m->start = start;
@@ -370,7 +339,7 @@ probe_readlink(const char *path)
 	if (n < 0)
 		return NULL;
 	buf[n] = '\0';
-	return probe_strip_deleted(buf, NULL);
+	return strip_deleted(buf, NULL);
 }
 
 /* -1 after printing why. */

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "base/path.h"
 #include "base/xmalloc.h"
 #include "lines.h"
 #include "progress.h"
@@ -58,14 +59,6 @@ by_thread_samples(const void *a, const void *b)
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? 1 : -1;
 	return 0;
-}
-
-static const char *
-base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
 }
 
 /* A sorted copy, so the table's id order is left alone. */

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "base/path.h"
 #include "experiment.h"
 #include "lines.h"
 #include "save.h"
@@ -29,14 +30,6 @@ can_steer(struct session *s, char *msg, size_t size)
 	if (s->end_ns)
 		return say(false, msg, size, "the session is over: nothing to steer");
 	return true;
-}
-
-static const char *
-base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b && b[1] ? b + 1 : path;
 }
 
 /* "file.c:12" or "function foo" into buf. */

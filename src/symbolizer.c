@@ -3,7 +3,6 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,8 @@
 #include <unistd.h>
 #include "base/clock.h"
 #include "base/error_prints.h"
+#include "base/path.h"
+#include "base/procfs.h"
 #include "base/xmalloc.h"
 #include "lines.h"
 #include "scope.h"
@@ -24,7 +25,6 @@ enum {
 /* A miss outside every module rereads the maps at most this often. */
 static const uint64_t sym_refresh_interval_ns = 50 * 1000 * 1000;
 
-static const char sym_deleted_suffix[] = " (deleted)";
 static const char sym_unknown[] = "[unknown]";
 
 static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -98,18 +98,6 @@ sym_strerror(int rc)
 }
 
 static char *
-strip_deleted(const char *path)
-{
-	size_t len = strlen(path);
-	size_t slen = sizeof(sym_deleted_suffix) - 1;
-	char *copy = xstrdup(path);
-
-	if (len > slen && !strcmp(copy + len - slen, sym_deleted_suffix))
-		copy[len - slen] = '\0';
-	return copy;
-}
-
-static char *
 xreadlink(const char *path)
 {
 	for (size_t size = 256;; size *= 2) {
@@ -142,7 +130,7 @@ sym_module_new(const struct sym_proc *sp, const char *name)
 	/* "[vdso: PID]" is for dwfl_linux_proc_find_elf, not for reports. */
 	if (!strncmp(name, "[vdso: ", sizeof("[vdso: ") - 1))
 		name = "[vdso]";
-	m->path = strip_deleted(name);
+	m->path = strip_deleted(name, NULL);
 	slash = strrchr(m->path, '/');
 	m->base = slash ? slash + 1 : m->path;
 
@@ -262,93 +250,43 @@ static int
 sym_report_maps(struct sym_proc *sp, char *maps)
 {
 	struct sym_maps_run run = { .name = NULL };
-	char *line, *next;
+	struct procfs_map m;
 	int rc = 0;
 
-	for (line = maps; *line; line = next) {
-		uint64_t start, end, offset, ino;
-		unsigned dmajor, dminor;
-		const char *name;
-		int pos = -1;
-
-		next = strchrnul(line, '\n');
-		if (*next)
-			*next++ = '\0';
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64
-			   " %x:%x %" SCNu64 " %n", &start, &end, &offset,
-			   &dmajor, &dminor, &ino, &pos) < 6 || pos < 0)
-			continue;
-		name = line + pos;
-
-		if (!strcmp(name, "[vdso]")) {
+	while (procfs_maps_next(&maps, &m)) {
+		if (!strcmp(m.name, "[vdso]")) {
 			char vdso[sizeof("[vdso: ]") + sizeof(int) * 3];
 
 			if (sym_report_run(sp->dwfl, &run))
 				rc = -1;
 			snprintf(vdso, sizeof(vdso), "[vdso: %d]", (int) sp->pid);
-			if (!dwfl_report_module(sp->dwfl, vdso, start, end))
+			if (!dwfl_report_module(sp->dwfl, vdso, m.start, m.end))
 				rc = -1;
 			continue;
 		}
-		if (name[0] != '/' || (!ino && !dmajor && !dminor))
+		if (m.name[0] != '/' || (!m.ino && !m.dmajor && !m.dminor))
 			continue;	/* not a file mapping */
 
-		if (run.name && offset && ino == run.ino &&
-		    dmajor == run.dmajor && dminor == run.dminor &&
-		    !strcmp(name, run.name)) {
-			run.end = end;
+		if (run.name && m.offset && m.ino == run.ino &&
+		    m.dmajor == run.dmajor && m.dminor == run.dminor &&
+		    !strcmp(m.name, run.name)) {
+			run.end = m.end;
 			continue;
 		}
 		if (sym_report_run(sp->dwfl, &run))
 			rc = -1;
 		run = (struct sym_maps_run) {
-			.name = name,
-			.start = start,
-			.end = end,
-			.ino = ino,
-			.dmajor = dmajor,
-			.dminor = dminor,
+			.name = m.name,
+			.start = m.start,
+			.end = m.end,
+			.ino = m.ino,
+			.dmajor = m.dmajor,
+			.dminor = m.dminor,
 		};
 	}
 	if (sym_report_run(sp->dwfl, &run))
 		rc = -1;
 	return rc;
-}
-
-/* All of /proc/PID/maps, NUL-terminated; NULL with errno on failure. */
-static char *
-sym_read_maps(pid_t pid)
-{
-	char path[sizeof("/proc//maps") + sizeof(int) * 3];
-	size_t size = 0, alloc = 0;
-	char *buf = NULL;
-	int fd, err;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		ssize_t n;
-
-		if (alloc - size < 4096)
-			buf = xgrowarray(buf, &alloc, size + 4096, 1);
-		n = read(fd, buf + size, alloc - size - 1);
-		if (n > 0) {
-			size += n;
-		} else if (n == 0) {
-			break;
-		} else if (errno != EINTR) {
-			err = errno;
-			close(fd);
-			free(buf);
-			errno = err;
-			return NULL;
-		}
-	}
-	close(fd);
-	buf[size] = '\0';
-	return buf;
 }
 
 /*
@@ -358,7 +296,7 @@ sym_read_maps(pid_t pid)
 static int
 sym_report(struct sym_proc *sp)
 {
-	char *maps = sym_read_maps(sp->pid);
+	char *maps = procfs_maps(sp->pid);
 	int rc;
 
 	if (!maps)
@@ -425,7 +363,7 @@ sym_proc_new(pid_t pid, struct lines_table *lines, const struct scope *scope)
 	sp->pid = pid;
 	sp->lines = lines;
 	sp->scope = scope;
-	sp->exe = strip_deleted(exe);
+	sp->exe = strip_deleted(exe, NULL);
 	sp->exe_real = realpath(sp->exe, NULL);
 	free(exe);
 	sp->gen = 1;

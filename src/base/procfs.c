@@ -1,5 +1,6 @@
 #include "config.h"
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -308,4 +309,63 @@ procfs_environ(pid_t pid, const char *name)
 	}
 	free(buf);
 	return v;
+}
+
+char *
+procfs_maps(pid_t pid)
+{
+	char path[sizeof("/proc//maps") + sizeof(int) * 3];
+	size_t size = 0, alloc = 0;
+	char *buf = NULL;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		if (alloc - size < 4096)
+			buf = xgrowarray(buf, &alloc, size + 4096, 1);
+		n = read(fd, buf + size, alloc - size - 1);
+		if (n > 0) {
+			size += n;
+		} else if (n == 0) {
+			break;
+		} else if (errno != EINTR) {
+			err = errno;
+			close(fd);
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+	}
+	close(fd);
+	buf[size] = '\0';
+	return buf;
+}
+
+bool
+procfs_maps_next(char **cursor, struct procfs_map *m)
+{
+	char *line = *cursor;
+
+	while (*line) {
+		char *next = strchrnul(line, '\n');
+		int pos = -1;
+
+		if (*next)
+			*next++ = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
+			   &m->start, &m->end, m->perms, &m->offset, &m->dmajor, &m->dminor,
+			   &m->ino, &pos) >= 7 && pos >= 0) {
+			m->name = line + pos;
+			*cursor = next;
+			return true;
+		}
+		line = next;
+	}
+	*cursor = line;
+	return false;
 }

@@ -60,4 +60,22 @@ char *procfs_environ(pid_t pid, const char *name);
 /* Open file descriptors of causaltop itself. */
 unsigned procfs_self_fds(void);
 
+/*
+ * /proc/PID/maps, for the symbolizer and the probe resolver alike: all of
+ * it, NUL-terminated and malloc'ed (NULL with errno), then one mapping
+ * at a time.
+ */
+char *procfs_maps(pid_t pid);
+struct procfs_map {
+	uint64_t start, end, offset, ino;
+	unsigned dmajor, dminor;
+	char perms[5];			/* "r-xp" */
+	const char *name;		/* path, "[vdso]", ... or "": into the text */
+};
+/*
+ * The next line of the text at *cursor that reads as a mapping, cut off
+ * in place (its name NUL-terminated); false at the end.
+ */
+bool procfs_maps_next(char **cursor, struct procfs_map *);
+
 #endif

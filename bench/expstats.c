@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stats.h"
+#include "calc/stats.h"
 
 #define MAX_NAME 4096
 

@@ -14,10 +14,10 @@
 #include "base/escape.h"
 #include "base/path.h"
 #include "base/xmalloc.h"
+#include "calc/stats.h"
 #include "causal_out.h"
-#include "lines.h"
 #include "progress.h"
-#include "stats.h"
+#include "sym/lines.h"
 
 void
 causal_target_describe(const struct lines_table *lt, unsigned id, bool is_func,

@@ -28,11 +28,11 @@
 #include "base/error_prints.h"
 #include "base/escape.h"
 #include "base/xmalloc.h"
+#include "calc/stats.h"
 #include "causal_out.h"
 #include "cmd.h"
 #include "profile.h"
 #include "progress.h"
-#include "stats.h"
 
 #define DIFF_WORTH 0.02		/* as stats.c's STATS_WORTH */
 

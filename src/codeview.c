@@ -6,12 +6,12 @@
 #include "base/clock.h"
 #include "base/xmalloc.h"
 #include "codeview.h"
-#include "disasm.h"
-#include "lines.h"
 #include "model.h"
-#include "pchist.h"
 #include "session.h"
-#include "symbolizer.h"
+#include "sym/disasm.h"
+#include "sym/lines.h"
+#include "sym/pchist.h"
+#include "sym/symbolizer.h"
 #include "tcb.h"
 
 /* Source files larger than this are not shown. */

@@ -2,12 +2,12 @@
 #include <string.h>
 #include "collect.h"
 #include "experiment.h"
-#include "lines.h"
-#include "pchist.h"
 #include "session.h"
-#include "symbolizer.h"
+#include "sym/lines.h"
+#include "sym/pchist.h"
+#include "sym/symbolizer.h"
+#include "sym/unwind.h"
 #include "tcb.h"
-#include "unwind.h"
 
 /* Deeper in-scope frames are rare; this bounds the cost of a sample. */
 #define MAX_FRAMES 64
@@ -32,6 +32,7 @@ static unsigned
 sample_frames(struct session *s, struct tcb *t, const struct ct_sample *smp, uint64_t *pcs)
 {
 	uint64_t dw[MAX_FRAMES];
+	struct unwind_regs regs;
 	unsigned n = 0, k;
 	bool joined;
 
@@ -42,7 +43,17 @@ sample_frames(struct session *s, struct tcb *t, const struct ct_sample *smp, uin
 		pcs[n++] = smp->ip;
 	if (!t->proc->unw || !smp->stack_size || sym_lookup(t->proc->sym, pcs[0])->in_scope)
 		return n;
-	k = unwind_sample(t->proc->unw, smp, dw, MAX_FRAMES, pc_in_scope, t->proc->sym, &joined);
+	/* Registers of a 64-bit task only: the unwinder knows x86-64's. */
+	if (!CT_SAMPLE_UNWIND || smp->regs_abi != PERF_SAMPLE_REGS_ABI_64)
+		return n;
+	regs = (struct unwind_regs) {
+		.bp = smp->regs[CT_REG_BP],
+		.sp = smp->regs[CT_REG_SP],
+		.ip = smp->regs[CT_REG_IP],
+		.stack = smp->stack,
+		.stack_size = smp->stack_size,
+	};
+	k = unwind_sample(t->proc->unw, &regs, dw, MAX_FRAMES, pc_in_scope, t->proc->sym, &joined);
 	if (!k)
 		return n;
 	s->samples.unwound++;

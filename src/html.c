@@ -12,11 +12,11 @@
 #include <time.h>
 #include "base/escape.h"
 #include "base/path.h"
+#include "calc/stats.h"
 #include "causal_out.h"
 #include "html.h"
 #include "profile.h"
 #include "progress.h"
-#include "stats.h"
 
 /* One curve's chart. */
 enum {

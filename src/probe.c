@@ -19,7 +19,7 @@
 #include "base/xmalloc.h"
 #include "perf_sys.h"
 #include "probe.h"
-#include "symbolizer.h"
+#include "sym/symbolizer.h"
 
 /* Not in every libc's errno.h: the kernel's "operation not supported". */
 enum { PROBE_ENOTSUPP = 524 };

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
-#include "lines.h"
 #include "profile_parse.h"
+#include "sym/lines.h"
 
 struct profile *
 profile_new(void)

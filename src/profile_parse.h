@@ -8,9 +8,9 @@
 # include <stdbool.h>
 # include <stddef.h>
 # include <stdint.h>
+# include "calc/stats.h"
 # include "profile.h"
 # include "progress.h"
-# include "stats.h"
 
 struct json_object;
 

@@ -4,11 +4,11 @@
 #include <sys/resource.h>
 #include "base/path.h"
 #include "base/xmalloc.h"
-#include "lines.h"
 #include "progress.h"
 #include "report.h"
 #include "sampler.h"
 #include "session.h"
+#include "sym/lines.h"
 #include "tcb.h"
 
 static double

@@ -5,10 +5,10 @@
 #include <string.h>
 #include "base/path.h"
 #include "experiment.h"
-#include "lines.h"
 #include "save.h"
 #include "session.h"
 #include "steer.h"
+#include "sym/lines.h"
 
 static bool __attribute__((format(printf, 4, 5)))
 say(bool ok, char *msg, size_t size, const char *fmt, ...)

@@ -11,7 +11,7 @@
 # include <stdint.h>
 # include <sys/types.h>
 # include "base/procfs.h"
-# include "delay.h"
+# include "calc/delay.h"
 
 struct ct_func;
 struct probe_thread;

@@ -25,11 +25,11 @@
 #include "progress.h"
 #include "sampler.h"
 #include "session.h"
-#include "symbolizer.h"
+#include "sym/symbolizer.h"
+#include "sym/unwind.h"
 #include "tcb.h"
 #include "trace.h"
 #include "tracelog.h"
-#include "unwind.h"
 
 const char *
 signame(int sig)

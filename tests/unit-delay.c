@@ -5,7 +5,7 @@
  * forgiveness behave.
  */
 #include "config.h"
-#include "delay.h"
+#include "calc/delay.h"
 #include "unit.h"
 
 #define MS 1000000ULL

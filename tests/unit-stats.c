@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/xmalloc.h"
+#include "calc/stats.h"
 #include "causal_out.h"
-#include "lines.h"
 #include "progress.h"
-#include "stats.h"
+#include "sym/lines.h"
 #include "unit.h"
 
 /* ---- a seeded generator ---- */

@@ -13,9 +13,9 @@
 #include "base/path.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
-#include "lines.h"
-#include "scope.h"
-#include "symbolizer.h"
+#include "sym/lines.h"
+#include "sym/scope.h"
+#include "sym/symbolizer.h"
 
 enum {
 	SYM_CACHE_BITS = 13,

@@ -84,7 +84,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/xmalloc.h"
-#include "stats.h"
+#include "calc/stats.h"
 
 enum {
 	STATS_NEIGHBOURS = 3,		/* baselines on each side */

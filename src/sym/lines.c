@@ -4,7 +4,7 @@
 #include <string.h>
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
-#include "lines.h"
+#include "sym/lines.h"
 
 /*
  * Open addressing with linear probing over ids: the objects themselves

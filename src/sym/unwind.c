@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/xmalloc.h"
-#include "symbolizer.h"
-#include "unwind.h"
+#include "sym/symbolizer.h"
+#include "sym/unwind.h"
 
 /* DWARF register numbers on x86-64 (the psABI's, not perf's). */
 enum { DW_X86_64_RBP = 6, DW_X86_64_RSP = 7 };
@@ -14,7 +14,7 @@ struct unwinder {
 	pid_t pid;
 	int attached;			/* 0 not yet, 1 yes, -1 refused */
 	/* The unwind in progress. */
-	const struct ct_sample *smp;
+	const struct unwind_regs *r;
 	uint64_t *pcs;
 	unsigned n, max;
 	unwind_scope_fn in_scope;
@@ -46,26 +46,26 @@ uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 static bool
 uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	const struct ct_sample *smp = ((struct unwinder *) arg)->smp;
-	uint64_t sp = smp->regs[CT_REG_SP];
+	const struct unwind_regs *r = ((struct unwinder *) arg)->r;
+	uint64_t sp = r->sp;
 
 	(void) dwfl;
-	if (addr < sp || smp->stack_size < sizeof(*result) ||
-	    addr - sp > smp->stack_size - sizeof(*result))
+	if (addr < sp || r->stack_size < sizeof(*result) ||
+	    addr - sp > r->stack_size - sizeof(*result))
 		return false;
-	memcpy(result, smp->stack + (addr - sp), sizeof(*result));
+	memcpy(result, r->stack + (addr - sp), sizeof(*result));
 	return true;
 }
 
 static bool
 uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	const struct ct_sample *smp = ((struct unwinder *) arg)->smp;
-	Dwarf_Word regs[] = { smp->regs[CT_REG_BP], smp->regs[CT_REG_SP] };
+	const struct unwind_regs *r = ((struct unwinder *) arg)->r;
+	Dwarf_Word regs[] = { r->bp, r->sp };
 
 	if (!dwfl_thread_state_registers(thread, DW_X86_64_RBP, 2, regs))
 		return false;
-	dwfl_thread_state_register_pc(thread, smp->regs[CT_REG_IP]);
+	dwfl_thread_state_register_pc(thread, r->ip);
 	return true;
 }
 
@@ -80,7 +80,7 @@ static int
 uw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct unwinder *u = arg;
-	uint64_t fp = u->smp->regs[CT_REG_BP];
+	uint64_t fp = u->r->bp;
 	Dwarf_Addr pc;
 	Dwarf_Word sp;
 
@@ -122,14 +122,13 @@ unwind_free(struct unwinder *u)
 }
 
 unsigned
-unwind_sample(struct unwinder *u, const struct ct_sample *smp, uint64_t *pcs,
+unwind_sample(struct unwinder *u, const struct unwind_regs *r, uint64_t *pcs,
 	      unsigned max, unwind_scope_fn in_scope, void *scope_arg, bool *joined)
 {
 	Dwfl *dwfl;
 
 	*joined = false;
-	if (!CT_SAMPLE_UNWIND || !max || smp->regs_abi != PERF_SAMPLE_REGS_ABI_64 ||
-	    !smp->stack_size || !u || u->attached < 0)
+	if (!max || !r->stack_size || !u || u->attached < 0)
 		return 0;
 	dwfl = sym_proc_dwfl(u->sp);
 	if (!dwfl)
@@ -139,7 +138,7 @@ unwind_sample(struct unwinder *u, const struct ct_sample *smp, uint64_t *pcs,
 		u->attached = dwfl_attach_state(dwfl, NULL, u->pid, &uw_callbacks, u) ? 1 : -1;
 	if (u->attached < 0)
 		return 0;
-	u->smp = smp;
+	u->r = r;
 	u->pcs = pcs;
 	u->n = 0;
 	u->max = max;
@@ -150,7 +149,7 @@ unwind_sample(struct unwinder *u, const struct ct_sample *smp, uint64_t *pcs,
 	u->joined = false;
 	/* Ends with an error where the stack copy or the CFI ends: fine. */
 	dwfl_getthread_frames(dwfl, u->pid, uw_frame, u);
-	u->smp = NULL;
+	u->r = NULL;
 	*joined = u->joined;
 	return u->reached ? u->n : 0;
 }

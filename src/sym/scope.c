@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/xmalloc.h"
-#include "scope.h"
+#include "sym/scope.h"
 
 struct scope_patterns {
 	char **pat;

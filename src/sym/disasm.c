@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "base/xmalloc.h"
-#include "disasm.h"
+#include "sym/disasm.h"
 
 /*
  * libcapstone is loaded on the first disassembly, not at startup: its

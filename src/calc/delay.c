@@ -1,5 +1,5 @@
 #include "config.h"
-#include "delay.h"
+#include "calc/delay.h"
 
 /*
  * Record a change of delta at time t.  Events reach us a few ms late and

@@ -6,7 +6,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include "base/xmalloc.h"
-#include "pchist.h"
+#include "sym/pchist.h"
 
 struct slot {
 	uint64_t pc;

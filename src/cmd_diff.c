@@ -31,8 +31,8 @@
 #include "calc/stats.h"
 #include "causal_out.h"
 #include "cmd.h"
+#include "perf/progress.h"
 #include "profile.h"
-#include "progress.h"
 
 #define DIFF_WORTH 0.02		/* as stats.c's STATS_WORTH */
 

@@ -6,7 +6,7 @@
 #ifndef CT_COLLECT_H
 # define CT_COLLECT_H
 
-# include "sampler.h"
+# include "perf/sampler.h"
 
 struct session;
 

@@ -31,12 +31,12 @@
 #include "calc/stats.h"
 #include "experiment.h"
 #include "pause.h"
-#include "progress.h"
-#include "sampler.h"
+#include "perf/drain.h"
+#include "perf/progress.h"
+#include "perf/wake.h"
 #include "session.h"
 #include "sym/lines.h"
 #include "tcb.h"
-#include "wake.h"
 
 /*
  * Debts below this wait for a later tick.  Each pause costs the thread
@@ -418,9 +418,7 @@ catch_up(struct exp_engine *e)
 {
 	if (!exp_on(e))
 		return;
-	sampler_drain(e->s->smp, NULL);
-	if (e->s->wake)
-		wake_drain(e->s->wake);
+	drain_rings(e->s->smp, e->s->wake, NULL, DRAIN_CATCH_UP);
 	apply_events(e);
 }
 

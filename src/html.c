@@ -15,8 +15,8 @@
 #include "calc/stats.h"
 #include "causal_out.h"
 #include "html.h"
+#include "perf/progress.h"
 #include "profile.h"
-#include "progress.h"
 
 /* One curve's chart. */
 enum {

@@ -25,12 +25,14 @@
 #include "cmd.h"
 #include "collect.h"
 #include "experiment.h"
-#include "hostcost.h"
 #include "logcap.h"
-#include "probe.h"
-#include "progress.h"
+#include "perf/drain.h"
+#include "perf/hostcost.h"
+#include "perf/probe.h"
+#include "perf/progress.h"
+#include "perf/sampler.h"
+#include "perf/wake.h"
 #include "report.h"
-#include "sampler.h"
 #include "save.h"
 #include "session.h"
 #include "sym/lines.h"
@@ -40,7 +42,6 @@
 #include "trace.h"
 #include "tracelog.h"
 #include "tui.h"
-#include "wake.h"
 
 /*
  * Rings hold >= 300 ms of samples at 1 kHz: 20 ms drains keep them far
@@ -130,9 +131,7 @@ on_tick(struct ev_handler *h, uint32_t events)
 	uint64_t now = clock_now_ns();
 
 	evloop_timer_ack(l->fd);
-	sampler_drain(l->s->smp, NULL);
-	if (l->s->wake)
-		wake_drain(l->s->wake);
+	drain_rings(l->s->smp, l->s->wake, NULL, DRAIN_TICK);
 	for (struct ctproc *p = proc_first(); p; p = p->next)
 		trace_progress_poll(l->s, p, now);
 	trace_probe_more(l->s);
@@ -623,7 +622,7 @@ main(int argc, char **argv)
 	if (s.exp)
 		exp_finish(s.exp);
 	trace_detach_all(&s);
-	sampler_drain(s.smp, NULL);
+	drain_rings(s.smp, s.wake, NULL, DRAIN_END);
 	s.end_ns = clock_now_ns();
 	s.fds_at_exit = procfs_self_fds();
 	probes_sync(&s, true);

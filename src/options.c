@@ -10,7 +10,7 @@
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
 #include "options.h"
-#include "probe.h"
+#include "perf/probe.h"
 
 /*
  * Every long option here appears in man/causaltop.1 and in the usage text;

@@ -7,7 +7,7 @@
 # include <stdint.h>
 # include <stdio.h>
 # include <sys/types.h>
-# include "sampler.h"
+# include "perf/sampler.h"
 
 struct options {
 	pid_t pid;			/* -p; 0 when launching */

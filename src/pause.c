@@ -14,7 +14,7 @@
 #include "base/procfs.h"
 #include "base/xmalloc.h"
 #include "pause.h"
-#include "perf_sys.h"
+#include "perf/perf_sys.h"
 #include "session.h"
 #include "tcb.h"
 #include "tracelog.h"

@@ -9,8 +9,8 @@
 # include <stddef.h>
 # include <stdint.h>
 # include "calc/stats.h"
+# include "perf/progress.h"
 # include "profile.h"
-# include "progress.h"
 
 struct json_object;
 

@@ -4,9 +4,9 @@
 #include <sys/resource.h>
 #include "base/path.h"
 #include "base/xmalloc.h"
-#include "progress.h"
+#include "perf/progress.h"
+#include "perf/sampler.h"
 #include "report.h"
-#include "sampler.h"
 #include "session.h"
 #include "sym/lines.h"
 #include "tcb.h"

@@ -8,7 +8,7 @@
 #include "causal_out.h"
 #include "cmd.h"
 #include "experiment.h"
-#include "sampler.h"
+#include "perf/sampler.h"
 #include "save.h"
 #include "session.h"
 

@@ -21,9 +21,10 @@
 #include "base/procfs.h"
 #include "base/xmalloc.h"
 #include "experiment.h"
-#include "probe.h"
-#include "progress.h"
-#include "sampler.h"
+#include "perf/drain.h"
+#include "perf/probe.h"
+#include "perf/progress.h"
+#include "perf/sampler.h"
 #include "session.h"
 #include "sym/symbolizer.h"
 #include "sym/unwind.h"
@@ -109,7 +110,7 @@ trace_proc_image(struct session *s, struct ctproc *p)
 		}
 	}
 	/* Samples taken on the old image are symbolized against it. */
-	sampler_drain(s->smp, NULL);
+	drain_rings(s->smp, s->wake, NULL, DRAIN_IMAGE);
 	unwind_free(p->unw);
 	sym_proc_free(p->sym);
 	p->sym = sym_proc_new(proc_query_pid(p), s->lines, s->scope);
@@ -205,7 +206,7 @@ trace_drop_thread(struct session *s, struct tcb *t)
 	if (t->ring)
 		sampler_ring_close(s->smp, t->ring);
 	else if (sampler_mode(s->smp) == SAMPLER_CPU)
-		sampler_drain(s->smp, NULL);	/* its samples, while its tid means it */
+		drain_rings(s->smp, s->wake, NULL, DRAIN_GONE);
 	t->ring = NULL;
 	tcb_free(t);
 	if (!p->nthreads) {
@@ -414,7 +415,7 @@ on_stop(struct session *s, pid_t tid, int status)
 		 * before the tick found it.
 		 */
 		t->flags |= TCB_EXITING;
-		sampler_drain(s->smp, t->ring);
+		drain_rings(s->smp, s->wake, t->ring, DRAIN_EXIT);
 		probe_close(s, t);
 		if (t->tid == t->proc->tgid || t->proc->nthreads == 1)
 			trace_progress_poll(s, t->proc, 0);

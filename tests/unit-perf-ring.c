@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "perf_ring.h"
+#include "perf/perf_ring.h"
 #include "unit.h"
 
 #define DATA_SIZE 256

@@ -33,7 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "base/procfs.h"
-#include "probe.h"
+#include "perf/probe.h"
 #include "unit.h"
 
 #define K 2000

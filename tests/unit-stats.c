@@ -20,7 +20,7 @@
 #include "base/xmalloc.h"
 #include "calc/stats.h"
 #include "causal_out.h"
-#include "progress.h"
+#include "perf/progress.h"
 #include "sym/lines.h"
 #include "unit.h"
 

@@ -42,8 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/procfs.h"
+#include "perf/wake.h"
 #include "unit.h"
-#include "wake.h"
 
 /* tracefs events/sched/sched_waking/format, Linux 6.18 (x86_64). */
 static const char real_format[] =

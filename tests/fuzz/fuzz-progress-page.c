@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "causaltop_abi.h"
-#include "progress.h"
+#include "perf/progress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -104,7 +104,7 @@ struct wake;
  */
 int wake_open(struct wake **, wake_cb, void *ctx, bool switches, const char **why);
 void wake_close(struct wake *);
-/* Deliver every pending record, in ring order. */
+/* Deliver every pending record, in ring order: through drain_rings() (drain.h). */
 void wake_drain(struct wake *);
 const struct wake_stats *wake_stats(const struct wake *);
 

@@ -17,8 +17,8 @@
 #include "base/path.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
-#include "perf_sys.h"
-#include "probe.h"
+#include "perf/perf_sys.h"
+#include "perf/probe.h"
 #include "sym/symbolizer.h"
 
 /* Not in every libc's errno.h: the kernel's "operation not supported". */

@@ -2,8 +2,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "base/clock.h"
-#include "hostcost.h"
-#include "perf_sys.h"
+#include "perf/hostcost.h"
+#include "perf/perf_sys.h"
 
 /*
  * Sampled every 200 us, a window of 2 ms takes ~10 samples: at 45 us

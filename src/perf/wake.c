@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/xmalloc.h"
-#include "perf_ring.h"
-#include "perf_sys.h"
-#include "wake.h"
+#include "perf/perf_ring.h"
+#include "perf/perf_sys.h"
+#include "perf/wake.h"
 
 /*
  * Data pages per CPU, perf record's default: 512 KiB hold 8192 records of

@@ -11,8 +11,8 @@
 #include "base/error_prints.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
-#include "perf_sys.h"
-#include "sampler.h"
+#include "perf/perf_sys.h"
+#include "perf/sampler.h"
 
 struct sampler_ring {
 	int fd;

@@ -2,7 +2,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "base/xmalloc.h"
-#include "perf_ring.h"
+#include "perf/perf_ring.h"
 
 void
 perf_ring_init(struct perf_ring *r, struct perf_event_mmap_page *meta,

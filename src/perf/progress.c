@@ -11,7 +11,7 @@
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
 #include "causaltop_abi.h"
-#include "progress.h"
+#include "perf/progress.h"
 
 #define MEMFD_LINK "/memfd:" CAUSALTOP_MEMFD_NAME " (deleted)"
 #define KIND_MASK 0xffu

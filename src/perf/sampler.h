@@ -16,7 +16,7 @@
 # include <stdbool.h>
 # include <stdint.h>
 # include <sys/types.h>
-# include "perf_ring.h"
+# include "perf/perf_ring.h"
 
 enum sampler_mode { SAMPLER_AUTO, SAMPLER_THREAD, SAMPLER_CPU };
 enum sampler_event { SAMPLER_EV_AUTO, SAMPLER_EV_TASK_CLOCK, SAMPLER_EV_CPU_CLOCK,
@@ -65,7 +65,10 @@ int sampler_thread_open(struct sampler *, pid_t tid, void *owner,
 			struct sampler_ring **ring);
 /* Drain, then close.  NULL is fine. */
 void sampler_ring_close(struct sampler *, struct sampler_ring *);
-/* Deliver pending samples of one ring (NULL: every ring). */
+/*
+ * Deliver pending samples of one ring (NULL: every ring).  Only through
+ * drain_rings() (drain.h), which says when and why rings are read.
+ */
 void sampler_drain(struct sampler *, struct sampler_ring *);
 
 enum sampler_mode sampler_mode(const struct sampler *);

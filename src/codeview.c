@@ -7,12 +7,12 @@
 #include "base/xmalloc.h"
 #include "codeview.h"
 #include "model.h"
+#include "ptrace/tcb.h"
 #include "session.h"
 #include "sym/disasm.h"
 #include "sym/lines.h"
 #include "sym/pchist.h"
 #include "sym/symbolizer.h"
-#include "tcb.h"
 
 /* Source files larger than this are not shown. */
 #define SRC_MAX_BYTES (8 << 20)

@@ -2,12 +2,12 @@
 #include <string.h>
 #include "collect.h"
 #include "experiment.h"
+#include "ptrace/tcb.h"
 #include "session.h"
 #include "sym/lines.h"
 #include "sym/pchist.h"
 #include "sym/symbolizer.h"
 #include "sym/unwind.h"
-#include "tcb.h"
 
 /* Deeper in-scope frames are rare; this bounds the cost of a sample. */
 #define MAX_FRAMES 64

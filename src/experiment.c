@@ -30,13 +30,13 @@
 #include "calc/delay.h"
 #include "calc/stats.h"
 #include "experiment.h"
-#include "pause.h"
 #include "perf/drain.h"
 #include "perf/progress.h"
 #include "perf/wake.h"
+#include "ptrace/pause.h"
+#include "ptrace/tcb.h"
 #include "session.h"
 #include "sym/lines.h"
-#include "tcb.h"
 
 /*
  * Debts below this wait for a later tick.  Each pause costs the thread

@@ -32,15 +32,15 @@
 #include "perf/progress.h"
 #include "perf/sampler.h"
 #include "perf/wake.h"
+#include "ptrace/tcb.h"
+#include "ptrace/trace.h"
+#include "ptrace/tracelog.h"
 #include "report.h"
 #include "save.h"
 #include "session.h"
 #include "sym/lines.h"
 #include "sym/pchist.h"
 #include "sym/scope.h"
-#include "tcb.h"
-#include "trace.h"
-#include "tracelog.h"
 #include "tui.h"
 
 /*

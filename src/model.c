@@ -21,10 +21,10 @@
 #include "model.h"
 #include "perf/progress.h"
 #include "perf/sampler.h"
+#include "ptrace/tcb.h"
+#include "ptrace/trace.h"
 #include "session.h"
 #include "sym/lines.h"
-#include "tcb.h"
-#include "trace.h"
 
 #define SECOND_NS	1000000000ULL
 /* No visit for this long, after some: the point has gone quiet. */

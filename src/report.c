@@ -6,10 +6,10 @@
 #include "base/xmalloc.h"
 #include "perf/progress.h"
 #include "perf/sampler.h"
+#include "ptrace/tcb.h"
 #include "report.h"
 #include "session.h"
 #include "sym/lines.h"
-#include "tcb.h"
 
 static double
 pct(uint64_t part, uint64_t whole)

@@ -13,11 +13,11 @@
 #include "base/evloop.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
-#include "pause.h"
 #include "perf/perf_sys.h"
+#include "ptrace/pause.h"
+#include "ptrace/tcb.h"
+#include "ptrace/tracelog.h"
 #include "session.h"
-#include "tcb.h"
-#include "tracelog.h"
 
 /* Restart everything due within this much: one wake-up, not several. */
 #define PAUSE_SLACK_NS 20000ULL

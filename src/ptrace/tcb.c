@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/xmalloc.h"
-#include "tcb.h"
+#include "ptrace/tcb.h"
 
 /* Power of two; chains stay short for the 10,000-thread test. */
 #define TCB_HASH_SIZE 4096

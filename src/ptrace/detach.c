@@ -14,10 +14,10 @@
 #include <time.h>
 #include "base/clock.h"
 #include "base/error_prints.h"
+#include "ptrace/tcb.h"
+#include "ptrace/trace.h"
+#include "ptrace/tracelog.h"
 #include "session.h"
-#include "tcb.h"
-#include "trace.h"
-#include "tracelog.h"
 
 /*
  * Handle stops until every tcb is detached.  Never hang: a thread that

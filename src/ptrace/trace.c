@@ -25,12 +25,12 @@
 #include "perf/probe.h"
 #include "perf/progress.h"
 #include "perf/sampler.h"
+#include "ptrace/tcb.h"
+#include "ptrace/trace.h"
+#include "ptrace/tracelog.h"
 #include "session.h"
 #include "sym/symbolizer.h"
 #include "sym/unwind.h"
-#include "tcb.h"
-#include "trace.h"
-#include "tracelog.h"
 
 const char *
 signame(int sig)

@@ -1,7 +1,7 @@
 #include "config.h"
 #include <stdarg.h>
 #include <stdio.h>
-#include "tracelog.h"
+#include "ptrace/tracelog.h"
 
 static FILE *log_file;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/xmalloc.h"
-#include "sancheck.h"
+#include "ptrace/sancheck.h"
 
 static bool
 has_prefix(const char *s, const char *prefix)

@@ -22,11 +22,11 @@
 #include "base/xmalloc.h"
 #include "perf/probe.h"
 #include "perf/progress.h"
-#include "sancheck.h"
+#include "ptrace/sancheck.h"
+#include "ptrace/tcb.h"
+#include "ptrace/trace.h"
+#include "ptrace/tracelog.h"
 #include "session.h"
-#include "tcb.h"
-#include "trace.h"
-#include "tracelog.h"
 
 #define TRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
 #define FORK_OPTIONS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)

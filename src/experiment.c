@@ -35,6 +35,7 @@
 #include "perf/wake.h"
 #include "ptrace/pause.h"
 #include "ptrace/tcb.h"
+#include "ptrace/trace.h"
 #include "session.h"
 #include "sym/lines.h"
 
@@ -422,9 +423,11 @@ catch_up(struct exp_engine *e)
 	apply_events(e);
 }
 
-void
-exp_thread_new(struct exp_engine *e, struct tcb *t, struct tcb *parent)
+/* New thread t, created by parent (NULL if unknown). */
+static void
+exp_thread_new(void *ctx, struct tcb *t, struct tcb *parent)
 {
+	struct exp_engine *e = ctx;
 	uint64_t now = clock_now_ns();
 
 	if (parent) {
@@ -435,9 +438,12 @@ exp_thread_new(struct exp_engine *e, struct tcb *t, struct tcb *parent)
 		delay_thread_init(&t->delay, &e->g, now);
 }
 
-void
-exp_thread_gone(struct exp_engine *e, struct tcb *t)
+/* t is about to be freed: keep its accounting for late wake-ups. */
+static void
+exp_thread_gone(void *ctx, struct tcb *t)
 {
+	struct exp_engine *e = ctx;
+
 	pause_forget(e->pz, t);
 	if (!exp_on(e))
 		return;
@@ -999,15 +1005,23 @@ pay(struct exp_engine *e, uint64_t now)
 	return pause_busy(e->pz);
 }
 
-bool
-exp_on_pause_stop(struct exp_engine *e, struct tcb *t, uint64_t now)
+/* t stopped with a pause pending; true if it is held. */
+static bool
+exp_on_pause_stop(void *ctx, struct tcb *t, uint64_t now)
 {
+	struct exp_engine *e = ctx;
+
 	return pause_on_stop(e->pz, t, now);
 }
 
-bool
-exp_exit_pay(struct exp_engine *e, struct tcb *t, uint64_t now)
+/*
+ * t stopped at its exit event: what it owes is paid there, before its
+ * exit wakes a joiner (Coz pays at thread exit too).  True if held.
+ */
+static bool
+exp_exit_pay(void *ctx, struct tcb *t, uint64_t now)
 {
+	struct exp_engine *e = ctx;
 	uint64_t owed;
 
 	if (!exp_on(e))
@@ -1020,11 +1034,22 @@ exp_exit_pay(struct exp_engine *e, struct tcb *t, uint64_t now)
 	return true;
 }
 
-void
-exp_pause_cancel(struct exp_engine *e, struct tcb *t)
+/* t will not take the pause asked of it (it entered a group-stop). */
+static void
+exp_pause_cancel(void *ctx, struct tcb *t)
 {
+	struct exp_engine *e = ctx;
+
 	pause_forget(e->pz, t);
 }
+
+const struct trace_ops exp_trace_ops = {
+	.thread_new = exp_thread_new,
+	.thread_gone = exp_thread_gone,
+	.exit_stop = exp_exit_pay,
+	.pause_stop = exp_on_pause_stop,
+	.pause_cancel = exp_pause_cancel,
+};
 
 static void
 forgive_all(struct exp_engine *e, uint64_t now)

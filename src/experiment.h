@@ -22,6 +22,7 @@ struct ct_line;
 struct session;
 struct stats;
 struct tcb;
+struct trace_ops;
 struct wake_event;
 
 struct exp_config {
@@ -55,22 +56,14 @@ bool exp_wants_full_chains(const struct exp_engine *);
 
 /* A wake-up reported by the tracker; applied in time order at the tick. */
 void exp_wake(struct exp_engine *, const struct wake_event *);
-/* New thread t, created by parent (NULL if unknown). */
-void exp_thread_new(struct exp_engine *, struct tcb *t, struct tcb *parent);
-/* t is about to be freed: keep its accounting for late wake-ups. */
-void exp_thread_gone(struct exp_engine *, struct tcb *t);
+/*
+ * The ptrace core's news of threads, stops and pauses (ptrace/trace.h),
+ * with the engine as context: installed by app/main.c.
+ */
+extern const struct trace_ops exp_trace_ops;
 
 /* After the tick's drains and progress polls. */
 void exp_tick(struct exp_engine *, uint64_t now);
-/* trace.c: t stopped with a pause pending; true if it is held. */
-bool exp_on_pause_stop(struct exp_engine *, struct tcb *t, uint64_t now);
-/*
- * t stopped at its exit event: what it owes is paid there, before its
- * exit wakes a joiner (Coz pays at thread exit too).  True if held.
- */
-bool exp_exit_pay(struct exp_engine *, struct tcb *t, uint64_t now);
-/* t will not take the pause asked of it (it entered a group-stop). */
-void exp_pause_cancel(struct exp_engine *, struct tcb *t);
 /* End of the session: finish (a running experiment is dropped), let go. */
 void exp_finish(struct exp_engine *);
 

@@ -307,6 +307,7 @@ make_experiments(struct session *s)
 	cfg.wake_tracking = s->wake != NULL;
 	cfg.cpu_switches = s->wake && wake_stats(s->wake)->switch_watched;
 	s->exp = exp_new(s, &cfg);
+	trace_set_ops(s, &exp_trace_ops, s->exp);
 }
 
 static void
@@ -650,6 +651,7 @@ main(int argc, char **argv)
 	}
 
 	/* sampler_free() drains its rings: samples must find no engine. */
+	trace_set_ops(&s, NULL, NULL);
 	exp_free(s.exp);
 	s.exp = NULL;
 	wake_close(s.wake);

@@ -21,6 +21,7 @@ struct probe_set;
 struct progress_table;
 struct sampler;
 struct scope;
+struct trace_ops;
 struct wake;
 
 struct session {
@@ -37,6 +38,8 @@ struct session {
 	struct progress_point **probe_points;	/* per probe, once resolved */
 
 	struct exp_engine *exp;		/* NULL with --no-experiments */
+	const struct trace_ops *trace_ops;	/* trace_set_ops; NULL: none */
+	void *trace_ctx;
 	struct wake *wake;		/* wake-up tracker, NULL if none */
 	const char *wake_mode;		/* "sched_waking" or "syscall" */
 	uint64_t tick_ns;		/* current tick period */

@@ -20,7 +20,6 @@
 #include "base/error_prints.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
-#include "experiment.h"
 #include "perf/drain.h"
 #include "perf/probe.h"
 #include "perf/progress.h"
@@ -45,6 +44,13 @@ signame(int sig)
 	else
 		snprintf(buf, sizeof(buf), "%d", sig);
 	return buf;
+}
+
+void
+trace_set_ops(struct session *s, const struct trace_ops *ops, void *ctx)
+{
+	s->trace_ops = ops;
+	s->trace_ctx = ctx;
 }
 
 /* ESRCH is never fatal: the thread may have died under us. */
@@ -188,8 +194,8 @@ trace_new_thread(struct session *s, pid_t tid, struct ctproc *proc)
 	if (s->detaching)
 		t->flags |= TCB_DETACH_NEXT;
 	procfs_comm(tid, t->stats->comm);
-	if (s->exp)
-		exp_thread_new(s->exp, t, NULL);
+	if (s->trace_ops)
+		s->trace_ops->thread_new(s->trace_ctx, t, NULL);
 	open_ring(s, t);
 	trace_probe_open(s, t);
 	return t;
@@ -200,8 +206,8 @@ trace_drop_thread(struct session *s, struct tcb *t)
 {
 	struct ctproc *p = t->proc;
 
-	if (s->exp)
-		exp_thread_gone(s->exp, t);
+	if (s->trace_ops)
+		s->trace_ops->thread_gone(s->trace_ctx, t);
 	probe_close(s, t);
 	if (t->ring)
 		sampler_ring_close(s->smp, t->ring);
@@ -290,8 +296,8 @@ on_new_child(struct session *s, struct tcb *parent, int event)
 		p = new_child_proc(s, tgid);
 	t = new_child_thread(s, p, child);
 	/* It starts where its parent's delay accounting is. */
-	if (s->exp)
-		exp_thread_new(s->exp, t, parent);
+	if (s->trace_ops)
+		s->trace_ops->thread_new(s->trace_ctx, t, parent);
 }
 
 /*
@@ -420,14 +426,15 @@ on_stop(struct session *s, pid_t tid, int status)
 		if (t->tid == t->proc->tgid || t->proc->nthreads == 1)
 			trace_progress_poll(s, t->proc, 0);
 		sig = 0;
-		if (s->exp && !(t->flags & TCB_DETACH_NEXT) && exp_exit_pay(s->exp, t, clock_now_ns()))
+		if (s->trace_ops && !(t->flags & TCB_DETACH_NEXT) &&
+		    s->trace_ops->exit_stop(s->trace_ctx, t, clock_now_ns()))
 			return;
 		break;
 	case PTRACE_EVENT_STOP:
 		if (is_stop_signal(sig)) {
 			/* Stopped anyway: a pause asked for is moot. */
-			if ((t->flags & TCB_PAUSE_PENDING) && s->exp)
-				exp_pause_cancel(s->exp, t);
+			if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops)
+				s->trace_ops->pause_cancel(s->trace_ctx, t);
 			if (!(t->flags & TCB_GROUP_STOP) && t->proc->started)
 				tracelog(tid, "--- stopped by %s ---", signame(sig));
 			t->flags |= TCB_GROUP_STOP;
@@ -443,8 +450,8 @@ on_stop(struct session *s, pid_t tid, int status)
 		t->flags &= ~TCB_GROUP_STOP;
 		sig = 0;
 		/* Ours, to pay a delay: held there until it is paid. */
-		if ((t->flags & TCB_PAUSE_PENDING) && s->exp && !(t->flags & TCB_DETACH_NEXT) &&
-		    exp_on_pause_stop(s->exp, t, clock_now_ns()))
+		if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops && !(t->flags & TCB_DETACH_NEXT) &&
+		    s->trace_ops->pause_stop(s->trace_ctx, t, clock_now_ns()))
 			return;
 		break;
 	case 0:

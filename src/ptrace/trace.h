@@ -7,12 +7,34 @@
 #ifndef CT_TRACE_H
 # define CT_TRACE_H
 
+# include <stdbool.h>
 # include <stdint.h>
 # include <sys/types.h>
 
 struct session;
 struct tcb;
 struct ctproc;
+
+/*
+ * What the ptrace core tells the layer above it, which it does not call
+ * by name: the experiment engine's accounting of threads, and its pauses
+ * (engine/experiment.h's exp_trace_ops, installed by app/main.c with the
+ * engine as ctx; none without experiments).
+ */
+struct trace_ops {
+	/* A new thread t, created by parent (NULL: not known). */
+	void (*thread_new)(void *ctx, struct tcb *t, struct tcb *parent);
+	/* t is about to be freed. */
+	void (*thread_gone)(void *ctx, struct tcb *t);
+	/* t stopped at its exit event: true if it is held there for now. */
+	bool (*exit_stop)(void *ctx, struct tcb *t, uint64_t now);
+	/* t, with a pause pending, reached an interrupt stop: true if held. */
+	bool (*pause_stop)(void *ctx, struct tcb *t, uint64_t now);
+	/* t will not take the pause asked of it (it entered a group-stop). */
+	void (*pause_cancel)(void *ctx, struct tcb *t);
+};
+/* Install ops (NULL: none) before the first thread is traced. */
+void trace_set_ops(struct session *, const struct trace_ops *, void *ctx);
 
 /* Fork and exec opts.cmd traced from its first instruction; dies on error. */
 void trace_launch(struct session *);

@@ -1,7 +1,9 @@
 /*
- * Classify each wait status and restart the thread the way that keeps the
- * target's behaviour intact (strace's next_event/dispatch_event split,
- * with PTRACE_CONT only):
+ * Every wait status of the target, in strace's two steps: next_event()
+ * decodes it into the vocabulary of trace_event.h (and finds the thread's
+ * tcb, allocating one for a thread not seen yet, switching tcbs at an
+ * exec), dispatch_event() acts on it and restarts the thread the way that
+ * keeps the target's behaviour intact:
  *  - signal-delivery-stop: re-inject the signal;
  *  - group-stop: PTRACE_LISTEN, which ends the ptrace-stop but not the
  *    group-stop, so kill -STOP / -CONT behave as if untraced;
@@ -26,6 +28,7 @@
 #include "perf/sampler.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
+#include "ptrace/trace_event.h"
 #include "ptrace/tracelog.h"
 #include "session.h"
 #include "sym/symbolizer.h"
@@ -304,10 +307,11 @@ on_new_child(struct session *s, struct tcb *parent, int event)
  * PTRACE_EVENT_EXEC is reported with the thread group id.  If a
  * non-leader thread exec'ed, it has taken the leader's tid: the old
  * leader is gone without an exit report, and the execing thread's tcb is
- * found under its old tid (PTRACE_GETEVENTMSG).
+ * found under its old tid (PTRACE_GETEVENTMSG).  strace's
+ * maybe_switch_tcbs().
  */
 static struct tcb *
-on_exec(struct session *s, pid_t tid)
+switch_tcbs(struct session *s, pid_t tid)
 {
 	unsigned long old = tid;
 	struct tcb *t;
@@ -329,14 +333,20 @@ on_exec(struct session *s, pid_t tid)
 	t = tcb_lookup(tid);
 	if (!t)
 		t = adopt(s, tid);
+	return t;
+}
+
+/* The process of t, which exec'ed, has a new image. */
+static void
+on_exec(struct session *s, struct tcb *t)
+{
 	t->proc->started = true;
 	trace_proc_image(s, t->proc);
-	procfs_comm(tid, t->stats->comm);
+	procfs_comm(t->tid, t->stats->comm);
 	/* The event survives exec; a launched command gets its first ring here. */
 	open_ring(s, t);
 	probe_image(s, t);
-	tracelog(tid, "+++ execve");
-	return t;
+	tracelog(t->tid, "+++ execve");
 }
 
 static void
@@ -391,30 +401,92 @@ stray_trap(struct session *s, struct tcb *t)
 	return true;
 }
 
-static void
-on_stop(struct session *s, pid_t tid, int status)
+/* One wait status, decoded (next_event) for dispatch_event. */
+struct trace_stop {
+	enum trace_event te;
+	pid_t tid;
+	int status;		/* as waitpid gave it */
+	int sig;		/* a stop's WSTOPSIG */
+	int event;		/* a stop's PTRACE_EVENT_*, 0 for none */
+	struct tcb *t;		/* NULL only for the death of an untraced tid */
+};
+
+/*
+ * Decode the wait status of tid into ev->te, and find its tcb: at a stop
+ * of a thread not seen yet (its first stop overtook its parent's clone
+ * event), allocated on the spot; at an exec, switched (switch_tcbs).
+ */
+static enum trace_event
+next_event(struct session *s, pid_t tid, int status, struct trace_stop *ev)
 {
-	int sig = WSTOPSIG(status);
-	int event = (unsigned) status >> 16;
-	struct tcb *t;
+	*ev = (struct trace_stop) { .tid = tid, .status = status };
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		ev->t = tcb_lookup(tid);
+		return ev->te = WIFEXITED(status) ? TE_EXITED : TE_SIGNALLED;
+	}
+	if (!WIFSTOPPED(status))
+		return ev->te = TE_NEXT;
+	ev->sig = WSTOPSIG(status);
+	ev->event = (unsigned) status >> 16;
+	if (ev->event == PTRACE_EVENT_EXEC)
+		ev->t = switch_tcbs(s, tid);
+	else if (!(ev->t = tcb_lookup(tid)))
+		ev->t = adopt(s, tid);
 
-	if (event == PTRACE_EVENT_EXEC)
-		t = on_exec(s, tid);
-	else if (!(t = tcb_lookup(tid)))
-		t = adopt(s, tid);
-	t->flags &= ~TCB_STARTUP;
-	t->flags |= TCB_STOPPED;
-	debug_msg("trace: %d stop sig %d event %d at %" PRIu64, (int) tid, sig, event,
-		  clock_now_ns() / 1000);
-
-	switch (event) {
+	switch (ev->event) {
 	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
-		on_new_child(s, t, event);
+		return ev->te = TE_CLONE;
+	case PTRACE_EVENT_EXEC:
+		return ev->te = TE_STOP_BEFORE_EXECVE;
+	case PTRACE_EVENT_EXIT:
+		return ev->te = TE_STOP_BEFORE_EXIT;
+	case PTRACE_EVENT_STOP:
+		if (is_stop_signal(ev->sig))
+			return ev->te = TE_GROUP_STOP;
+		return ev->te = ev->t->flags & TCB_STARTUP ? TE_STARTUP_STOP : TE_INTERRUPT_STOP;
+	case 0:
+		return ev->te = TE_SIGNAL_DELIVERY_STOP;
+	default:
+		return ev->te = TE_OTHER_STOP;
+	}
+}
+
+static void on_death(struct session *, const struct trace_stop *);
+
+/* Act on ev (trace_event.h says what each event means here). */
+static void
+dispatch_event(struct session *s, const struct trace_stop *ev)
+{
+	struct tcb *t = ev->t;
+	pid_t tid = ev->tid;
+	int sig = ev->sig;
+
+	switch (ev->te) {
+	case TE_NEXT:
+		return;
+	case TE_EXITED:
+	case TE_SIGNALLED:
+		on_death(s, ev);
+		return;
+	case TE_STOP_BEFORE_EXECVE:
+		on_exec(s, t);
+		break;
+	default:
+		break;
+	}
+	t->flags &= ~TCB_STARTUP;
+	t->flags |= TCB_STOPPED;
+	debug_msg("trace: %d stop sig %d event %d at %" PRIu64, (int) tid, sig, ev->event,
+		  clock_now_ns() / 1000);
+
+	switch (ev->te) {
+	case TE_CLONE:
+		on_new_child(s, t, ev->event);
 		sig = 0;
 		break;
-	case PTRACE_EVENT_EXIT:
+	case TE_STOP_BEFORE_EXIT:
 		/*
 		 * Collect its last samples while its mappings still exist, and
 		 * its progress page while its fds do: a short run may end
@@ -430,22 +502,22 @@ on_stop(struct session *s, pid_t tid, int status)
 		    s->trace_ops->exit_stop(s->trace_ctx, t, clock_now_ns()))
 			return;
 		break;
-	case PTRACE_EVENT_STOP:
-		if (is_stop_signal(sig)) {
-			/* Stopped anyway: a pause asked for is moot. */
-			if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops)
-				s->trace_ops->pause_cancel(s->trace_ctx, t);
-			if (!(t->flags & TCB_GROUP_STOP) && t->proc->started)
-				tracelog(tid, "--- stopped by %s ---", signame(sig));
-			t->flags |= TCB_GROUP_STOP;
-			if (t->flags & TCB_DETACH_NEXT) {
-				/* Detached in group-stop, it stays stopped. */
-				detach_now(s, t, 0);
-				return;
-			}
-			restart(t, PTRACE_LISTEN, 0);
+	case TE_GROUP_STOP:
+		/* Stopped anyway: a pause asked for is moot. */
+		if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops)
+			s->trace_ops->pause_cancel(s->trace_ctx, t);
+		if (!(t->flags & TCB_GROUP_STOP) && t->proc->started)
+			tracelog(tid, "--- stopped by %s ---", signame(sig));
+		t->flags |= TCB_GROUP_STOP;
+		if (t->flags & TCB_DETACH_NEXT) {
+			/* Detached in group-stop, it stays stopped. */
+			detach_now(s, t, 0);
 			return;
 		}
+		restart(t, PTRACE_LISTEN, 0);
+		return;
+	case TE_STARTUP_STOP:
+	case TE_INTERRUPT_STOP:
 		/* An interrupt stop, a new thread's first stop, or SIGCONT. */
 		t->flags &= ~TCB_GROUP_STOP;
 		sig = 0;
@@ -454,8 +526,8 @@ on_stop(struct session *s, pid_t tid, int status)
 		    s->trace_ops->pause_stop(s->trace_ctx, t, clock_now_ns()))
 			return;
 		break;
-	case 0:
-		/* Signal-delivery-stop: pass the signal on unchanged. */
+	case TE_SIGNAL_DELIVERY_STOP:
+		/* Pass the signal on unchanged. */
 		if (sig == SIGTRAP && stray_trap(s, t)) {
 			sig = 0;
 			break;
@@ -475,9 +547,11 @@ on_stop(struct session *s, pid_t tid, int status)
 }
 
 static void
-on_death(struct session *s, pid_t tid, int status)
+on_death(struct session *s, const struct trace_stop *ev)
 {
-	struct tcb *t = tcb_lookup(tid);
+	struct tcb *t = ev->t;
+	pid_t tid = ev->tid;
+	int status = ev->status;
 
 	if (tid == s->launched) {
 		s->launched_done = true;
@@ -498,10 +572,10 @@ on_death(struct session *s, pid_t tid, int status)
 void
 trace_handle_status(struct session *s, pid_t tid, int status)
 {
-	if (WIFSTOPPED(status))
-		on_stop(s, tid, status);
-	else if (WIFEXITED(status) || WIFSIGNALED(status))
-		on_death(s, tid, status);
+	struct trace_stop ev;
+
+	next_event(s, tid, status, &ev);
+	dispatch_event(s, &ev);
 }
 
 void

@@ -16,7 +16,7 @@
 #include "base/xmalloc.h"
 #include "calc/stats.h"
 #include "codeview.h"
-#include "experiment.h"
+#include "engine/experiment.h"
 #include "logcap.h"
 #include "model.h"
 #include "perf/progress.h"

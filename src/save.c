@@ -7,7 +7,7 @@
 #include "base/xmalloc.h"
 #include "causal_out.h"
 #include "cmd.h"
-#include "experiment.h"
+#include "engine/experiment.h"
 #include "perf/sampler.h"
 #include "save.h"
 #include "session.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "base/path.h"
-#include "experiment.h"
+#include "engine/experiment.h"
 #include "save.h"
 #include "session.h"
 #include "steer.h"

@@ -29,7 +29,7 @@
 #include "base/xmalloc.h"
 #include "calc/delay.h"
 #include "calc/stats.h"
-#include "experiment.h"
+#include "engine/experiment.h"
 #include "perf/drain.h"
 #include "perf/progress.h"
 #include "perf/wake.h"

@@ -1,7 +1,7 @@
 #include "config.h"
 #include <string.h>
-#include "collect.h"
-#include "experiment.h"
+#include "engine/collect.h"
+#include "engine/experiment.h"
 #include "ptrace/tcb.h"
 #include "session.h"
 #include "sym/lines.h"

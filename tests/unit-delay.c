@@ -176,7 +176,7 @@ test_wake(void)
 	/*
 	 * Woken by a thread that runs because this one woke it, owing: the
 	 * wait does not hide the debt that thread inherited from this one
-	 * and has not paid since (circular, experiment.c).
+	 * and has not paid since (circular, engine/account.c).
 	 */
 	{
 		struct delay_thread w = { 0 }, v = { 0 }, x = { 0 };

@@ -1,43 +1,28 @@
 /*
- * The experiment engine (see experiment.h for the life of an experiment,
- * delay.h for the accounting, doc/design.md for the rules on blocking).
- *
- * Scheduling.  Targets are the in-scope lines (or functions) with the
- * most samples.  Each turn picks one target and runs, on it, a 0%
- * baseline followed by two speedup levels (one in fixed-speedup mode):
- * baselines are interleaved with the measurements they are compared to,
- * and every target has baselines of its own, as Coz's viewer wants.  A
- * target with fewer than EXPLORE_MIN experiments is served first, by
- * sample count; after that, mostly the target whose impact could still be
- * the largest (the upper end of its confidence interval), sometimes one
- * drawn in proportion to samples, so that no line is starved.  Levels
- * cycle through a fixed sequence weighted towards 10/25/50/100%.
- *
- * Length.  An experiment lasts until its progress points have seen about
- * TARGET_EVENTS events: the length doubles when the least frequent point
- * saw fewer than that, halves when it saw four times more.
+ * The accounting of an experiment (delay.h's rules, doc/design.md's
+ * reasons): hits and wake-ups queued as the rings are read and applied in
+ * time order, context switches (CPU waits, the supervisor's preemptions,
+ * pauses taken back), the weights of hits, and the delays owed: which
+ * threads are paused, at each tick and at their exit.  The ptrace core
+ * reports threads and stops here through exp_trace_ops.
  */
 #include "config.h"
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
 #include "calc/delay.h"
-#include "calc/stats.h"
+#include "engine/exp_engine.h"
 #include "engine/experiment.h"
 #include "perf/drain.h"
-#include "perf/progress.h"
 #include "perf/wake.h"
 #include "ptrace/pause.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
 #include "session.h"
-#include "sym/lines.h"
 
 /*
  * Debts below this wait for a later tick.  Each pause costs the thread
@@ -54,233 +39,10 @@
  * again; one hit's worth with a 250 us floor: -0.05 at 25%).
  */
 #define MIN_PAUSE_NS		500000ULL
-#define COOLOFF_NS		10000000ULL
-#define DRAIN_MAX_NS		20000000ULL
-#define TARGET_EVENTS		40
-#define MIN_EVENTS		5
-#define EXPLORE_MIN		4
-#define CANDIDATES_MAX		16
-#define TICK_EXPERIMENT_NS	1000000ULL
-#define TICK_IDLE_NS		20000000ULL
-/*
- * Each tick preempts the thread on the CPU the supervisor wakes on, and
- * what a preemption costs it depends on the host: ~13 us on the VMs the
- * 1 ms tick was tuned on, 25-80 us on PVM guests, where every switch goes
- * through the hypervisor.  There the 1 ms tick cost the target ~4% of
- * its work at 0% (bench/spinners 16: 9.3% against 5.5% without
- * experiments), and the preemptions the accounting cannot credit made
- * every paying line read low; 2 ms halves both, and read closer to the
- * truth (gt-unequal long at 50% and 100%: 0.29-0.33 and 0.27-0.28 at 1
- * ms, 0.30-0.36 and 0.31-0.36 at 2 ms, real 0.39).  So once the first
- * DEAR_STEALS preemptions in experiments (give_back) cost DEAR_STEAL_NS
- * or more on average, the tick is TICK_DEAR_NS for the rest of the run.
- */
-#define TICK_DEAR_NS		2000000ULL
-#define DEAR_STEAL_NS		20000ULL
-#define DEAR_STEALS		200
 #define READY_RELOOK_NS		10000000ULL
 
 #define SYS_FUTEX_NR		202	/* x86-64 */
 #define SYS_FUTEX_WAITV_NR	449
-
-static const unsigned char levels[] = {
-	25, 50, 10, 100, 75, 5, 50, 25, 15, 100, 30, 10, 40, 60, 20, 50, 25,
-	35, 45, 100, 55, 65, 70, 10, 80, 85, 90, 95,
-};
-
-enum exp_state { ST_IDLE, ST_RUNNING, ST_DRAINING, ST_COOLOFF };
-static const char *const state_names[] = { "idle", "running", "draining", "cool-off" };
-
-struct dead_thread {
-	pid_t tid;
-	struct delay_thread d;
-};
-
-/* What the TUI asked for (exp_pin and the others, at the end of this file). */
-struct exp_steer {
-	bool paused;
-	bool pinned;
-	unsigned pin;			/* target id, of the current granularity */
-	unsigned focus_lo, focus_hi;	/* speedup levels drawn, in percent */
-	unsigned char *excl[2];		/* excluded ids: [0] lines, [1] functions */
-	size_t nexcl[2];
-	char **excl_files;		/* every line of these files is excluded */
-	size_t nexcl_files;
-};
-
-struct exp_engine {
-	struct session *s;
-	struct exp_config cfg;
-	struct stats *stats;
-	struct pauser *pz;
-	enum exp_state state;
-	struct delay_global g;
-
-	/* the current experiment */
-	struct ct_line *line;
-	struct ct_func *func;
-	unsigned target, pct;
-	uint64_t d_ns;			/* delay per hit */
-	uint64_t start_ns, hits_end_ns, end_ns, drain_start, g_start, cool_until;
-	uint64_t len_ns;
-	uint64_t selected;
-	size_t npts;
-	uint64_t *c0, *a0;
-	double *area;
-	uint64_t last_ns;
-
-	/* turn: baseline, then levels on one target */
-	unsigned phase;
-	bool have_turn_target;
-	unsigned turn_target;
-	unsigned *level_idx;
-	size_t n_level_idx;
-
-	/* fixed target, once found */
-	bool fixed_found;
-	unsigned fixed_target;
-
-	struct wake_event *wk;
-	size_t nwk, capwk;
-	struct hit_event { pid_t tid; uint64_t time; } *hit;	/* not applied yet */
-	size_t nhit, caphit;
-	struct dead_thread *dead;
-	size_t ndead, capdead;
-	uint64_t rng;
-
-	/* pay(): the threads found ready to run that owe enough */
-	struct tcb **ready;
-	size_t cap_ready;
-	unsigned ncpus;		/* online */
-	uint64_t online_mask;	/* taken as CPUs 0 to ncpus - 1; 0: over 64 */
-	uint64_t ready_cpus;	/* where the ready ones may run */
-	uint64_t deferred;	/* ready, but left to pay once on a CPU */
-	bool crowded;		/* more ready than CPUs, at the last pay() */
-
-	/* Context switches (cfg.cpu_switches): each CPU, by its number. */
-	struct exp_cpu *cpu;
-	size_t ncpu_slots;
-	unsigned cpu_scale;	/* weight of hits, in 1/1000 (update_cpu_scale) */
-
-	unsigned done, baselines;
-	uint64_t delay_total, wall_total, wakes, wakes_credited;
-	uint64_t cpu_waits, cpu_waits_credited, revoked_ns;
-	pid_t self;		/* the supervisor's tid */
-	uint64_t stolen_ns, steals, stolen_paid_ns;
-	uint64_t stolen_first;	/* stolen_ns at the DEAR_STEALS-th, 0: not yet */
-
-	struct exp_steer steer;
-};
-
-/* A CPU as its context switches show it. */
-struct exp_cpu {
-	uint64_t since;		/* its last switch, 0: none seen */
-	uint64_t ours, others;	/* ns it ran our threads, other tasks (not idle) */
-	uint64_t ours0, others0;	/* at the last update_cpu_scale */
-	pid_t last_tid;		/* the last of our threads to leave it, 0: none */
-	uint64_t last_out;	/* when */
-	pid_t cur;		/* taking it at since */
-	bool robbed;		/* the supervisor took it from last_tid, ready */
-};
-
-static bool steer_skips(const struct exp_engine *, unsigned target);
-static bool steer_level_ok(const struct exp_engine *, unsigned pct);
-
-/* Delays are being inserted: hits and wake-ups count. */
-static bool
-exp_on(const struct exp_engine *e)
-{
-	return e->state == ST_RUNNING || e->state == ST_DRAINING;
-}
-
-static uint64_t
-rnd(struct exp_engine *e)
-{
-	/* xorshift64* */
-	e->rng ^= e->rng >> 12;
-	e->rng ^= e->rng << 25;
-	e->rng ^= e->rng >> 27;
-	return e->rng * 2685821657736338717ULL;
-}
-
-struct exp_engine *
-exp_new(struct session *s, const struct exp_config *cfg)
-{
-	struct exp_engine *e = xcalloc(1, sizeof(*e));
-
-	e->s = s;
-	e->cfg = *cfg;
-	if (!e->cfg.min_len_ns)
-		e->cfg.min_len_ns = 200000000ULL;
-	if (!e->cfg.max_len_ns)
-		e->cfg.max_len_ns = 8000000000ULL;
-	e->len_ns = e->cfg.min_len_ns;
-	e->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
-	e->stats = stats_new();
-	e->pz = pause_new(s, &e->g, cfg->cpu_switches);
-	e->steer.focus_hi = 100;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	e->ncpus = n > 0 ? (unsigned) n : 1;
-	e->cpu_scale = 1000;
-	e->self = getpid();
-	e->online_mask = e->ncpus < 64 ? (1ULL << e->ncpus) - 1 : 0;
-	return e;
-}
-
-void
-exp_free(struct exp_engine *e)
-{
-	if (!e)
-		return;
-	pause_free(e->pz);
-	stats_free(e->stats);
-	free(e->c0);
-	free(e->a0);
-	free(e->area);
-	free(e->wk);
-	free(e->hit);
-	free(e->dead);
-	free(e->ready);
-	free(e->cpu);
-	free(e->level_idx);
-	free(e->steer.excl[0]);
-	free(e->steer.excl[1]);
-	for (size_t i = 0; i < e->steer.nexcl_files; i++)
-		free(e->steer.excl_files[i]);
-	free(e->steer.excl_files);
-	free(e);
-}
-
-struct stats *
-exp_stats(struct exp_engine *e)
-{
-	return e->stats;
-}
-
-bool
-exp_hitting(const struct exp_engine *e, uint64_t t)
-{
-	return exp_on(e) && e->d_ns &&
-	       t >= e->start_ns && t < e->hits_end_ns;
-}
-
-const struct ct_line *
-exp_target_line(const struct exp_engine *e)
-{
-	return e->line;
-}
-
-const struct ct_func *
-exp_target_func(const struct exp_engine *e)
-{
-	return e->func;
-}
-
-bool
-exp_wants_full_chains(const struct exp_engine *e)
-{
-	return e->cfg.fixed_line && !e->fixed_found;
-}
 
 /* Keep the newest TCB_RUN_HISTORY times, newest first, each once. */
 static void
@@ -405,7 +167,6 @@ exp_wake(struct exp_engine *e, const struct wake_event *w)
 	e->wk[e->nwk++] = *w;
 }
 
-static void apply_events(struct exp_engine *);
 
 /*
  * Bring every thread's accounting up to the present: samples and
@@ -420,7 +181,7 @@ catch_up(struct exp_engine *e)
 	if (!exp_on(e))
 		return;
 	drain_rings(e->s->smp, e->s->wake, NULL, DRAIN_CATCH_UP);
-	apply_events(e);
+	exp_apply_events(e);
 }
 
 /* New thread t, created by parent (NULL if unknown). */
@@ -447,7 +208,7 @@ exp_thread_gone(void *ctx, struct tcb *t)
 	pause_forget(e->pz, t);
 	if (!exp_on(e))
 		return;
-	apply_events(e);	/* its own hits first */
+	exp_apply_events(e);	/* its own hits first */
 	if (e->ndead == e->capdead) {
 		e->capdead = e->capdead ? 2 * e->capdead : 16;
 		e->dead = xrealloc(e->dead, e->capdead * sizeof(*e->dead));
@@ -489,8 +250,8 @@ hit_cmp(const void *a, const void *b)
 static void apply_wake(struct exp_engine *, const struct wake_event *);
 
 /* Hits and wake-ups in time order: the waker's local as it was at each wake-up. */
-static void
-apply_events(struct exp_engine *e)
+void
+exp_apply_events(struct exp_engine *e)
 {
 	size_t i = 0, j = 0;
 
@@ -644,8 +405,8 @@ apply_switch(struct exp_engine *e, const struct wake_event *w)
  */
 #define CPU_SCALE_MIN_NS 20000000ULL
 
-static void
-update_cpu_scale(struct exp_engine *e)
+void
+exp_update_cpu_scale(struct exp_engine *e)
 {
 	uint64_t ours = 0, others = 0, sc;
 
@@ -751,7 +512,7 @@ apply_wake(struct exp_engine *e, const struct wake_event *w)
  * /proc/TID/schedstat (1 on an idle machine; capped at 4).  That counts
  * waits behind our own threads as well: with context switches followed,
  * those are credited at the switch and the hits weigh per CPU instead
- * (update_cpu_scale).
+ * (exp_update_cpu_scale).
  */
 /*
  * A sample should stand for one period of user CPU time, but samples go
@@ -789,8 +550,8 @@ calibrate(struct exp_engine *e, struct tcb *t, uint64_t now)
 		  (int) t->tid, dn, du / 1000000, t->sample_scale);
 }
 
-static void
-update_scales(struct exp_engine *e, uint64_t now)
+void
+exp_update_scales(struct exp_engine *e, uint64_t now)
 {
 	for (struct tcb *t = tcb_first(); t; t = t->next) {
 		uint64_t run, wait;
@@ -799,7 +560,7 @@ update_scales(struct exp_engine *e, uint64_t now)
 			continue;
 		t->ss_hits = t->delay.hits;
 		calibrate(e, t, now);
-		/* Weighed per CPU instead (update_cpu_scale): no /proc read. */
+		/* Weighed per CPU instead (exp_update_cpu_scale): no /proc read. */
 		if (e->cfg.cpu_switches) {
 			t->hit_scale = 1000;
 			continue;
@@ -924,8 +685,8 @@ pay_ready(struct exp_engine *e, size_t n, unsigned ncpus, uint64_t now)
  * Send every running thread that owes enough to pay.  Returns how many
  * threads are paying or about to.
  */
-static unsigned
-pay(struct exp_engine *e, uint64_t now)
+unsigned
+exp_pay(struct exp_engine *e, uint64_t now)
 {
 	size_t nready = 0;
 	unsigned ncpus;
@@ -1051,8 +812,8 @@ const struct trace_ops exp_trace_ops = {
 	.pause_cancel = exp_pause_cancel,
 };
 
-static void
-forgive_all(struct exp_engine *e, uint64_t now)
+void
+exp_forgive_all(struct exp_engine *e, uint64_t now)
 {
 	pause_release_all(e->pz);
 	for (struct tcb *t = tcb_first(); t; t = t->next) {
@@ -1061,636 +822,4 @@ forgive_all(struct exp_engine *e, uint64_t now)
 		t->flags &= ~TCB_BLOCKED;
 		t->futex_seen_ns = 0;
 	}
-}
-
-/* Points with something counted: experiments need one. */
-static bool
-progress_seen(struct exp_engine *e, unsigned *primary)
-{
-	size_t n;
-	struct progress_point *const *pts = progress_points(e->s->progress, &n);
-
-	for (size_t i = 0; i < n; i++)
-		if (pts[i]->count || pts[i]->arrivals) {
-			*primary = (unsigned) i;
-			return true;
-		}
-	return false;
-}
-
-static void
-integrate(struct exp_engine *e, uint64_t now)
-{
-	size_t n;
-	struct progress_point *const *pts = progress_points(e->s->progress, &n);
-
-	for (size_t i = 0; i < e->npts && i < n; i++) {
-		int64_t in = (int64_t) (pts[i]->arrivals - pts[i]->count);
-
-		if (pts[i]->kind == PROGRESS_LATENCY && in > 0)
-			e->area[i] += (double) in * (double) (now - e->last_ns);
-	}
-	e->last_ns = now;
-}
-
-static void
-snapshot(struct exp_engine *e, uint64_t now)
-{
-	struct progress_point *const *pts = progress_points(e->s->progress, &e->npts);
-
-	e->c0 = xrealloc(e->c0, (e->npts + 1) * sizeof(*e->c0));
-	e->a0 = xrealloc(e->a0, (e->npts + 1) * sizeof(*e->a0));
-	e->area = xrealloc(e->area, (e->npts + 1) * sizeof(*e->area));
-	for (size_t i = 0; i < e->npts; i++) {
-		e->c0[i] = pts[i]->count;
-		e->a0[i] = pts[i]->arrivals;
-		e->area[i] = 0;
-	}
-	e->last_ns = now;
-}
-
-/* FILE:LINE as a suffix of the path (Coz's rule), or a function name. */
-static bool
-find_fixed(struct exp_engine *e)
-{
-	const char *spec = e->cfg.fixed_line;
-	const char *colon = strrchr(spec, ':');
-	size_t n;
-
-	if (e->fixed_found)
-		return true;
-	if (e->cfg.by_function || !colon) {
-		struct ct_func *const *f = lines_funcs(e->s->lines, &n);
-
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(f[i]->name, spec)) {
-				e->fixed_target = f[i]->id;
-				e->cfg.by_function = true;
-				return e->fixed_found = true;
-			}
-		return false;
-	}
-	{
-		struct ct_line *const *l = lines_lines(e->s->lines, &n);
-		size_t flen = (size_t) (colon - spec);
-		unsigned long want = strtoul(colon + 1, NULL, 10);
-
-		for (size_t i = 0; i < n; i++) {
-			size_t len = strlen(l[i]->file);
-
-			if (l[i]->line != want || len < flen ||
-			    strncmp(l[i]->file + len - flen, spec, flen))
-				continue;
-			/* A whole path component: "a.c" must not match "data.c". */
-			if (len > flen && flen && spec[0] != '/' && l[i]->file[len - flen - 1] != '/')
-				continue;
-			e->fixed_target = l[i]->id;
-			return e->fixed_found = true;
-		}
-	}
-	return false;
-}
-
-struct cand {
-	unsigned target;
-	uint64_t samples;
-};
-
-static int
-cand_cmp(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	return x->samples > y->samples ? -1 : x->samples < y->samples;
-}
-
-/* The in-scope targets with the most samples, best first. */
-static size_t
-candidates(struct exp_engine *e, struct cand *c)
-{
-	size_t n, k = 0;
-	uint64_t total = 0;
-	struct cand *all;
-
-	if (e->cfg.by_function) {
-		struct ct_func *const *f = lines_funcs(e->s->lines, &n);
-
-		all = xcalloc(n + 1, sizeof(*all));
-		for (size_t i = 0; i < n; i++)
-			if (f[i]->samples && !steer_skips(e, f[i]->id))
-				all[k++] = (struct cand) { f[i]->id, f[i]->samples };
-	} else {
-		struct ct_line *const *l = lines_lines(e->s->lines, &n);
-
-		all = xcalloc(n + 1, sizeof(*all));
-		for (size_t i = 0; i < n; i++)
-			if (l[i]->samples && !steer_skips(e, l[i]->id))
-				all[k++] = (struct cand) { l[i]->id, l[i]->samples };
-	}
-	qsort(all, k, sizeof(*all), cand_cmp);
-	for (size_t i = 0; i < k; i++)
-		total += all[i].samples;
-	if (k > CANDIDATES_MAX)
-		k = CANDIDATES_MAX;
-	/* Below 1% of the samples a line cannot matter much: not worth a turn. */
-	while (k > 1 && all[k - 1].samples * 100 < total)
-		k--;
-	memcpy(c, all, k * sizeof(*c));
-	free(all);
-	return k;
-}
-
-static bool
-choose_target(struct exp_engine *e, unsigned point, unsigned *target)
-{
-	struct cand c[CANDIDATES_MAX + 1];
-	size_t n;
-	uint64_t sum = 0, r;
-	double best = -1e300;
-	size_t pick = 0;
-
-	if (e->steer.pinned) {
-		*target = e->steer.pin;
-		return true;
-	}
-	if (e->cfg.fixed_line) {
-		if (!find_fixed(e))
-			return false;
-		*target = e->fixed_target;
-		return true;
-	}
-	if (!(n = candidates(e, c)))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		const struct stats_curve *cv = stats_curve_of(e->stats, point, c[i].target,
-							      e->cfg.by_function);
-
-		if (!cv || cv->n_exp < EXPLORE_MIN) {
-			*target = c[i].target;
-			return true;
-		}
-	}
-	if (rnd(e) % 5 == 0) {
-		for (size_t i = 0; i < n; i++)
-			sum += c[i].samples;
-		r = rnd(e) % sum;
-		for (pick = 0; pick + 1 < n && r >= c[pick].samples; pick++)
-			r -= c[pick].samples;
-		*target = c[pick].target;
-		return true;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct stats_curve *cv = stats_curve_of(e->stats, point, c[i].target,
-							      e->cfg.by_function);
-		double ucb = cv ? cv->impact_hi : 1e300;
-
-		if (ucb > best) {
-			best = ucb;
-			pick = i;
-		}
-	}
-	*target = c[pick].target;
-	return true;
-}
-
-static unsigned
-next_level(struct exp_engine *e, unsigned target)
-{
-	unsigned pct;
-
-	if (e->cfg.fixed_speedup >= 0)
-		return (unsigned) e->cfg.fixed_speedup;
-	if (target >= e->n_level_idx) {
-		size_t n = target + 64;
-
-		e->level_idx = xrealloc(e->level_idx, n * sizeof(*e->level_idx));
-		memset(e->level_idx + e->n_level_idx, 0,
-		       (n - e->n_level_idx) * sizeof(*e->level_idx));
-		e->n_level_idx = n;
-	}
-	/* The first level of the cycle that the focus allows. */
-	for (size_t tries = 0; tries < sizeof(levels); tries++) {
-		pct = levels[e->level_idx[target] % sizeof(levels)];
-		e->level_idx[target]++;
-		if (steer_level_ok(e, pct))
-			break;
-	}
-	return pct;
-}
-
-/*
- * Where each thread may run (pay() counts the CPUs of the ready ones).
- * Once an experiment: threads pin themselves early, if at all, and a
- * syscall a thread costs ~0.2 us here (50 us at 256 threads).
- */
-static void
-read_affinity(struct exp_engine *e)
-{
-	cpu_set_t set;
-
-	for (struct tcb *t = tcb_first(); t; t = t->next) {
-		t->cpus = 0;
-		if (!e->online_mask || sched_getaffinity(t->tid, sizeof(set), &set))
-			continue;
-		for (unsigned c = 0; c < e->ncpus; c++)
-			if (CPU_ISSET(c, &set))
-				t->cpus |= 1ULL << c;
-	}
-}
-
-static void
-try_start(struct exp_engine *e, uint64_t now)
-{
-	unsigned point, target, per_turn = e->cfg.fixed_speedup >= 0 ? 1 : 2;
-	size_t n;
-
-	if (e->steer.paused) {
-		e->state = ST_IDLE;
-		return;
-	}
-	if (!progress_seen(e, &point))
-		return;
-	if (e->phase == 0 || !e->have_turn_target) {
-		if (!choose_target(e, point, &target))
-			return;
-		e->turn_target = target;
-		e->have_turn_target = true;
-		e->phase = 0;
-	}
-	target = e->turn_target;
-	e->pct = e->phase == 0 ? 0 : next_level(e, target);
-	e->phase = (e->phase + 1) % (per_turn + 1);
-	e->target = target;
-	if (e->cfg.by_function) {
-		e->func = lines_funcs(e->s->lines, &n)[target];
-		e->line = NULL;
-	} else {
-		e->line = lines_lines(e->s->lines, &n)[target];
-		e->func = NULL;
-	}
-	e->d_ns = e->cfg.period_ns * e->pct / 100;
-	read_affinity(e);
-	forgive_all(e, now);
-	e->g_start = e->g.global;
-	e->start_ns = now;
-	e->hits_end_ns = UINT64_MAX;
-	e->end_ns = now + e->len_ns;
-	e->selected = 0;
-	snapshot(e, now);
-	e->state = ST_RUNNING;
-}
-
-static void
-finish(struct exp_engine *e, uint64_t now)
-{
-	size_t n;
-	struct progress_point *const *pts = progress_points(e->s->progress, &n);
-	uint64_t wall = now - e->start_ns, delay = e->g.global - e->g_start;
-	uint64_t min_events = UINT64_MAX;
-	struct exp_record r = {
-		.target = e->target,
-		.is_func = e->cfg.by_function,
-		.pct = e->pct,
-		.start_ns = e->start_ns,
-		.wall_ns = wall,
-		.delay_ns = delay,
-		.selected_samples = e->selected,
-	};
-
-	integrate(e, now);
-	debug_msg("exp: end at %" PRIu64 ": %" PRIu64 " us of hits, %" PRIu64 " us of draining",
-		  now / 1000, ((e->hits_end_ns < now ? e->hits_end_ns : now) - e->start_ns) / 1000,
-		  e->hits_end_ns < now ? (now - e->hits_end_ns) / 1000 : 0);
-	forgive_all(e, now);
-	e->state = ST_COOLOFF;
-	e->cool_until = now + COOLOFF_NS;
-	/* More delay than time: the accounting went wrong; keep nothing. */
-	if (delay >= wall)
-		return;
-	r.npoints = e->npts < n ? e->npts : n;
-	r.points = xcalloc(r.npoints + 1, sizeof(*r.points));
-	for (size_t i = 0; i < r.npoints; i++) {
-		struct exp_point *p = &r.points[i];
-		uint64_t events;
-
-		p->point = (unsigned) i;
-		p->latency = pts[i]->kind == PROGRESS_LATENCY;
-		p->delta = pts[i]->count - e->c0[i];
-		p->arrivals = pts[i]->arrivals - e->a0[i];
-		p->inflight = e->area[i] / (double) wall;
-		p->difference = pts[i]->arrivals > pts[i]->count ?
-				pts[i]->arrivals - pts[i]->count : 0;
-		events = p->latency ? p->arrivals : p->delta;
-		if (events && events < min_events)
-			min_events = events;
-	}
-	/*
-	 * Too few events make a period out of a rounding error (Coz's HEAD
-	 * drops them too); such a window only tells the length to grow.
-	 */
-	if (min_events == UINT64_MAX || min_events < MIN_EVENTS) {
-		free(r.points);
-	} else {
-		stats_add(e->stats, &r);
-		e->done++;
-		e->baselines += e->pct == 0;
-		e->delay_total += delay;
-		e->wall_total += wall;
-	}
-
-	/* Enough events per experiment for a period worth measuring. */
-	if (min_events == UINT64_MAX || min_events < TARGET_EVENTS)
-		e->len_ns = e->len_ns * 2 < e->cfg.max_len_ns ? e->len_ns * 2 : e->cfg.max_len_ns;
-	else if (min_events > 4 * TARGET_EVENTS && e->len_ns / 2 >= e->cfg.min_len_ns)
-		e->len_ns /= 2;
-}
-
-void
-exp_tick(struct exp_engine *e, uint64_t now)
-{
-	switch (e->state) {
-	case ST_COOLOFF:
-	case ST_IDLE:
-		/* Switches and wake-ups keep coming: keep the accounts current. */
-		apply_events(e);
-		if (e->state == ST_COOLOFF && now < e->cool_until)
-			return;
-		try_start(e, now);
-		return;
-	case ST_RUNNING:
-		apply_events(e);
-		integrate(e, now);
-		update_scales(e, now);
-		update_cpu_scale(e);
-		pause_settle(e->pz, now);
-		if (now >= e->end_ns) {
-			/* No more hits: let the running threads pay up. */
-			e->state = ST_DRAINING;
-			e->hits_end_ns = now;
-			e->drain_start = now;
-		}
-		pay(e, now);
-		return;
-	case ST_DRAINING:
-		apply_events(e);
-		integrate(e, now);
-		pause_settle(e->pz, now);
-		if (!pay(e, now) || now - e->drain_start >= DRAIN_MAX_NS)
-			finish(e, now);
-		return;
-	}
-}
-
-void
-exp_finish(struct exp_engine *e)
-{
-	/* A partial experiment is dropped: the end of a run is not a sample. */
-	forgive_all(e, clock_now_ns());
-	e->state = ST_IDLE;
-	e->nwk = 0;
-	e->nhit = 0;
-	e->ndead = 0;
-}
-
-/* The tick during experiments: longer once preemptions proved dear. */
-static uint64_t
-experiment_tick_ns(const struct exp_engine *e)
-{
-	return e->stolen_first >= DEAR_STEALS * DEAR_STEAL_NS ? TICK_DEAR_NS : TICK_EXPERIMENT_NS;
-}
-
-void
-exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
-{
-	const struct pause_stats *ps = pause_stats(e->pz);
-
-	*sm = (struct exp_summary) {
-		.done = e->done,
-		.baselines = e->baselines,
-		.delay_ns = e->delay_total,
-		.exp_wall_ns = e->wall_total,
-		.state = state_names[e->state],
-		.line = e->state == ST_RUNNING ? e->line : NULL,
-		.func = e->state == ST_RUNNING ? e->func : NULL,
-		.pct = e->pct,
-		.left_ns = e->state == ST_RUNNING && e->end_ns > now ? e->end_ns - now : 0,
-		.len_ns = e->len_ns,
-		.wakes = e->wakes,
-		.wakes_credited = e->wakes_credited,
-		.cpu_waits = e->cpu_waits,
-		.cpu_waits_credited = e->cpu_waits_credited,
-		.revoked_ns = e->revoked_ns,
-		.tick_ns = experiment_tick_ns(e),
-		.first_steal_ns = e->stolen_first / DEAR_STEALS,
-		.first_steals = DEAR_STEALS,
-		.steals = e->steals,
-		.stolen_ns = e->stolen_ns,
-		.stolen_paid_ns = e->stolen_paid_ns,
-		.pauses = ps->held,
-		.pauses_blocked = ps->in_syscall,
-		.pauses_deferred = e->deferred,
-		.stop_lag_ns = ps->stop_lag_ns,
-		.restart_lag_ns = ps->restart_lag_ns,
-	};
-}
-
-uint64_t
-exp_tick_ns(const struct exp_engine *e)
-{
-	return e->state == ST_IDLE ? TICK_IDLE_NS : experiment_tick_ns(e);
-}
-
-/* ---- Steering: what the TUI asks of the scheduler (steer.h) ---- */
-
-static bool
-steer_level_ok(const struct exp_engine *e, unsigned pct)
-{
-	return pct >= e->steer.focus_lo && pct <= e->steer.focus_hi;
-}
-
-static bool
-excl_test(const struct exp_steer *st, bool is_func, unsigned id)
-{
-	return id < st->nexcl[is_func] && st->excl[is_func][id];
-}
-
-/* An excluded target, or a line of an excluded file. */
-static bool
-steer_skips(const struct exp_engine *e, unsigned target)
-{
-	const struct exp_steer *st = &e->steer;
-	struct ct_line *const *l;
-	size_t n;
-
-	if (excl_test(st, e->cfg.by_function, target))
-		return true;
-	if (e->cfg.by_function || !st->nexcl_files)
-		return false;
-	l = lines_lines(e->s->lines, &n);
-	for (size_t i = 0; target < n && i < st->nexcl_files; i++)
-		if (!strcmp(l[target]->file, st->excl_files[i]))
-			return true;
-	return false;
-}
-
-/*
- * Drop the experiment under way (as at the end of a session: a partial
- * window is not a sample) and start a new turn, so that the next
- * experiment follows what was just asked.
- */
-static void
-steer_drop(struct exp_engine *e)
-{
-	uint64_t now = clock_now_ns();
-
-	if (exp_on(e)) {
-		forgive_all(e, now);
-		e->state = ST_COOLOFF;
-		e->cool_until = now + COOLOFF_NS;
-		e->nwk = 0;
-		e->nhit = 0;
-		e->ndead = 0;
-	}
-	e->phase = 0;
-	e->have_turn_target = false;
-}
-
-/* Is the experiment under way on this target? */
-static bool
-steer_current(const struct exp_engine *e, unsigned target, bool is_func)
-{
-	return exp_on(e) &&
-	       e->target == target && e->cfg.by_function == is_func;
-}
-
-void
-exp_pin(struct exp_engine *e, unsigned target)
-{
-	bool same = steer_current(e, target, e->cfg.by_function);
-
-	e->steer.pinned = true;
-	e->steer.pin = target;
-	if (!same)
-		steer_drop(e);
-	else
-		e->turn_target = target;
-}
-
-void
-exp_unpin(struct exp_engine *e)
-{
-	e->steer.pinned = false;
-}
-
-void
-exp_exclude(struct exp_engine *e, unsigned target, bool is_func, bool excluded)
-{
-	struct exp_steer *st = &e->steer;
-
-	if (target >= st->nexcl[is_func]) {
-		size_t n = target + 64;
-
-		if (!excluded)
-			return;
-		st->excl[is_func] = xrealloc(st->excl[is_func], n);
-		memset(st->excl[is_func] + st->nexcl[is_func], 0, n - st->nexcl[is_func]);
-		st->nexcl[is_func] = n;
-	}
-	st->excl[is_func][target] = excluded;
-	if (excluded && st->pinned && st->pin == target && is_func == e->cfg.by_function)
-		st->pinned = false;
-	if (excluded && steer_current(e, target, is_func))
-		steer_drop(e);
-}
-
-bool
-exp_excluded(const struct exp_engine *e, unsigned target, bool is_func)
-{
-	return excl_test(&e->steer, is_func, target);
-}
-
-void
-exp_exclude_file(struct exp_engine *e, const char *file, bool excluded)
-{
-	struct exp_steer *st = &e->steer;
-	size_t i;
-
-	for (i = 0; i < st->nexcl_files && strcmp(st->excl_files[i], file); i++)
-		;
-	if (excluded && i == st->nexcl_files) {
-		st->excl_files = xrealloc(st->excl_files, (i + 1) * sizeof(*st->excl_files));
-		st->excl_files[st->nexcl_files++] = xstrdup(file);
-	} else if (!excluded && i < st->nexcl_files) {
-		free(st->excl_files[i]);
-		st->excl_files[i] = st->excl_files[--st->nexcl_files];
-	}
-	if (excluded && exp_on(e) && e->line &&
-	    !strcmp(e->line->file, file))
-		steer_drop(e);
-}
-
-bool
-exp_file_excluded(const struct exp_engine *e, const char *file)
-{
-	for (size_t i = 0; i < e->steer.nexcl_files; i++)
-		if (!strcmp(e->steer.excl_files[i], file))
-			return true;
-	return false;
-}
-
-void
-exp_levels_focus(struct exp_engine *e, unsigned lo, unsigned hi)
-{
-	if (lo > hi || hi > 100)
-		lo = 0, hi = 100;
-	e->steer.focus_lo = lo;
-	e->steer.focus_hi = hi;
-}
-
-void
-exp_set_paused(struct exp_engine *e, bool paused)
-{
-	e->steer.paused = paused;
-	if (paused)
-		steer_drop(e);
-}
-
-void
-exp_reset_target(struct exp_engine *e, unsigned target, bool is_func)
-{
-	if (steer_current(e, target, is_func))
-		steer_drop(e);
-	stats_forget(e->stats, target, is_func);
-	if (target < e->n_level_idx)
-		e->level_idx[target] = 0;
-}
-
-void
-exp_set_granularity(struct exp_engine *e, bool by_function)
-{
-	if (e->cfg.by_function == by_function)
-		return;
-	steer_drop(e);
-	e->cfg.by_function = by_function;
-	/* Ids name lines or functions: a pin means nothing any more. */
-	e->steer.pinned = false;
-}
-
-void
-exp_steering(const struct exp_engine *e, struct exp_steering *out)
-{
-	const struct exp_steer *st = &e->steer;
-
-	*out = (struct exp_steering) {
-		.paused = st->paused,
-		.pinned = st->pinned,
-		.pin = st->pin,
-		.by_function = e->cfg.by_function,
-		.focus_lo = st->focus_lo,
-		.focus_hi = st->focus_hi,
-		.nexcl_files = st->nexcl_files,
-	};
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < st->nexcl[k]; i++)
-			out->nexcl += st->excl[k][i];
 }

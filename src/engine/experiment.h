@@ -10,6 +10,9 @@
  *   threads finish paying what they owe, so that the end of the window
  *   is where every thread has absorbed the delay subtracted) -> cool-off
  *   (every debt forgiven, every thread running) -> next.
+ *
+ * schedule.c chooses and runs the experiments, account.c keeps their
+ * accounts, steering.c takes the TUI's requests (exp_engine.h).
  */
 #ifndef CT_EXPERIMENT_H
 # define CT_EXPERIMENT_H

@@ -17,7 +17,7 @@
  * sched:sched_switch shares the ring too (optional): which task left a CPU
  * to which, and whether the one leaving stayed ready to run.  A thread
  * that waited for a CPU waited for the task that held it, as a thread
- * woken by another waited for that one (experiment.c).
+ * woken by another waited for that one (engine/account.c).
  *
  * Needs tracefs (mounted on /sys/kernel/tracing if it is not and we may)
  * and permission for raw tracepoint samples on every CPU (root or

@@ -73,7 +73,7 @@ struct settle {
  * brought up to date only at scheduler ticks (4 ms at HZ=250), so the
  * time since its last tick counted as restart (gt-sleep: 325 us a
  * pause, where the counter sees 40-90).
- * With context switches followed (experiment.c), no counter: schedstat
+ * With context switches followed (engine/account.c), no counter: schedstat
  * is exact for a thread off its CPU, so the restart is told once its
  * first run after the PTRACE_CONT has ended, from that run's switch out
  * (pause_switched_out) less the run.  A thread that runs on until the
@@ -83,7 +83,7 @@ struct settle {
  * pause (opened, read and closed on a running thread): with 1,100
  * pauses a second (gt-crowd at 50%) a third of the supervisor's CPU, and
  * 2% of the program's progress in the experiments.  Switches out of the
- * idle task are not always reported (experiment.c), switches in from it
+ * idle task are not always reported (engine/account.c), switches in from it
  * never on CPU 1 of these guests: the first run's end, not its start.
  * Not credited: the kernel's part of the first run after the restart,
  * and the supervisor's own run on the thread's CPU before the request

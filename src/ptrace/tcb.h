@@ -76,7 +76,7 @@ struct tcb {
 	uint64_t pause_ask_ns, pause_wait0;
 	int pause_clock;		/* its CPU time since then, or -1;
 				   pause.c closes it */
-	/* Its hits weigh (run + wait for a CPU) / run, in 1/1000 (see experiment.c). */
+	/* Its hits weigh (run + wait for a CPU) / run, in 1/1000 (see engine/account.c). */
 	unsigned hit_scale;
 	/*
 	 * Last seen running (samples, wake-ups), newest first.  More than

@@ -45,20 +45,20 @@
  * How the supervisor drives it:
  *   probe_set_new, probe_add per --progress/--latency spec (at option
  *     parsing: syntax errors are reported there);
- *   probe_resolve(ps, pid, 0) once the image is there: after attaching
+ *   probe_resolve(ps, pid, sp, 0) once the image is there: after attaching
  *     (-p; nonzero is fatal), or at the exec stop of a launched command
  *     with PROBE_RESOLVE_QUIET (only -1 is fatal), since only the
  *     executable and the dynamic linker are mapped then;
  *   probe_thread_open for every thread while it is in a ptrace-stop
  *     (attach, a new thread before it first runs), so that no hit
  *     escapes;
- *   probe_resolve(ps, pid, PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET) when
+ *   probe_resolve(ps, pid, sp, PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET) when
  *     executable mappings were added (PERF_RECORD_MMAP2: the libraries at
  *     start-up, dlopen) and probes are still pending: those found are
  *     opened at once on every thread with a live handle (hits between
  *     the mapping and this call are missed);
  *   probe_thread_close at each thread's exit stop, or at its death;
- *   at an exec stop: probe_resolve(ps, pid, 0) again, which retires every
+ *   at an exec stop: probe_resolve(ps, pid, sp, 0) again, which retires every
  *     open counter (their counts stay in the totals; the handles only
  *     await probe_thread_close, which the threads that vanished in the
  *     exec get when reported), then probe_thread_open for the exec'ing
@@ -91,6 +91,7 @@ enum probe_resolve_flags {
 
 struct probe_set;
 struct probe_thread;
+struct sym_proc;
 
 /* "auto", "breakpoint" or "uprobe" (--probe-mode); -1 for anything else. */
 int probe_mode_from_name(const char *name);
@@ -112,8 +113,10 @@ int probe_add(struct probe_set *ps, const char *spec, enum probe_kind kind,
  * the previous image and retiring the open counters: their counts stay
  * in the totals, their handles only await probe_thread_close).  With
  * PROBE_RESOLVE_MORE, each probe resolved now is opened at once on every
- * thread with a live handle.  Reads /proc/PID/maps and the mapped files;
- * needs no ptrace stop.
+ * thread with a live handle.  sp is the process's symbolizer, whose
+ * Dwfl the places are looked up in (sym/probe_addr.h: it rereads
+ * /proc/PID/maps); NULL: the process cannot be looked into.  Needs no
+ * ptrace stop.
  * Returns -1 when this call printed an error: a probe failed (several
  * places, an IFUNC, a line with no code: it stays failed until the next
  * image), or one was found nowhere (unless PROBE_RESOLVE_QUIET), or a
@@ -121,7 +124,7 @@ int probe_add(struct probe_set *ps, const char *spec, enum probe_kind kind,
  * every probe is resolved, 1 when some are not (pending, or failed in an
  * earlier call).
  */
-int probe_resolve(struct probe_set *ps, pid_t pid, unsigned flags);
+int probe_resolve(struct probe_set *ps, pid_t pid, struct sym_proc *sp, unsigned flags);
 bool probe_resolved(const struct probe_set *ps, unsigned i);
 
 /*

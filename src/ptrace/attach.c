@@ -413,7 +413,7 @@ trace_attach(struct session *s)
 				  (int) pid);
 	warn_leak_check(pid);
 	if (s->probes) {
-		if (probe_resolve(s->probes, pid, 0))
+		if (probe_resolve(s->probes, pid, p->sym, 0))
 			error_msg_and_die(CT_EXIT_SPEC,
 					  "cannot count the --progress/--latency locations");
 		s->probes_pid = pid;

@@ -173,7 +173,7 @@ probe_image(struct session *s, struct tcb *t)
 	    (!s->probes_pid && t->proc->tgid != s->launched))
 		return;
 	s->probes_pid = t->proc->tgid;
-	if (probe_resolve(s->probes, s->probes_pid, PROBE_RESOLVE_QUIET) < 0)
+	if (probe_resolve(s->probes, s->probes_pid, t->proc->sym, PROBE_RESOLVE_QUIET) < 0)
 		error_msg_and_die(CT_EXIT_SPEC, "cannot count the --progress/--latency locations");
 	probe_close(s, t);
 	trace_probe_open(s, t);
@@ -182,10 +182,14 @@ probe_image(struct session *s, struct tcb *t)
 void
 trace_probe_more(struct session *s)
 {
+	struct ctproc *p;
+
 	if (!s->probes || !s->probes_pid || !s->probes_mapped)
 		return;
 	s->probes_mapped = false;
-	probe_resolve(s->probes, s->probes_pid, PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET);
+	p = proc_lookup(s->probes_pid);
+	probe_resolve(s->probes, s->probes_pid, p ? p->sym : NULL,
+		      PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET);
 }
 
 struct tcb *

@@ -327,7 +327,8 @@ sym_cache_flush(struct sym_proc *sp)
 	}
 }
 
-static void
+/* As sym_report. */
+static int
 sym_refresh(struct sym_proc *sp)
 {
 	int rc;
@@ -339,9 +340,10 @@ sym_refresh(struct sym_proc *sp)
 		debug_msg("rereading the mappings of process %d: %s",
 			  (int) sp->pid, sym_strerror(rc));
 	if (rc > 0)
-		return;
+		return rc;
 	sp->stats.refreshes++;
 	sym_cache_flush(sp);
+	return rc;
 }
 
 struct sym_proc *
@@ -414,6 +416,42 @@ struct Dwfl *
 sym_proc_dwfl(struct sym_proc *sp)
 {
 	return sp->dwfl;
+}
+
+const char *
+sym_proc_exe(const struct sym_proc *sp)
+{
+	return sp->exe;
+}
+
+int
+sym_proc_refresh(struct sym_proc *sp)
+{
+	return sym_refresh(sp);
+}
+
+struct sym_modules_walk {
+	struct sym_proc *sp;
+	sym_module_fn fn;
+	void *arg;
+};
+
+static int
+sym_module_visit(Dwfl_Module *mod, void **userdata, const char *name,
+		 Dwarf_Addr base, void *arg)
+{
+	struct sym_modules_walk *w = arg;
+
+	w->fn(w->arg, mod, sym_module_get(w->sp, mod)->path);
+	return DWARF_CB_OK;
+}
+
+void
+sym_proc_modules(struct sym_proc *sp, sym_module_fn fn, void *arg)
+{
+	struct sym_modules_walk w = { sp, fn, arg };
+
+	dwfl_getmodules(sp->dwfl, sym_module_visit, &w, 0);
 }
 
 const struct sym_stats *

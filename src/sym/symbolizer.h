@@ -59,6 +59,22 @@ struct Dwfl;
 struct Dwfl *sym_proc_dwfl(struct sym_proc *);
 
 /*
+ * For the probe resolver (probe_addr.c), which shares the Dwfl: one per
+ * process.  sym_proc_refresh rereads /proc/PID/maps now: 0, -1 for a
+ * libdwfl error, or an errno value when the maps cannot be read (ESRCH:
+ * they are empty), the modules then staying as they were.
+ * sym_proc_modules calls fn for each module with its path less
+ * " (deleted)" (the vDSO's is "[vdso]"); each is classified first, so
+ * that its debug info follows the symbolizer's rule (no separate debug
+ * file out of binary scope), whoever asks for it first.
+ */
+const char *sym_proc_exe(const struct sym_proc *);
+int sym_proc_refresh(struct sym_proc *);
+struct Dwfl_Module;
+typedef void (*sym_module_fn)(void *arg, struct Dwfl_Module *, const char *path);
+void sym_proc_modules(struct sym_proc *, sym_module_fn, void *arg);
+
+/*
  * The machine code of the function containing pc, read from its ELF
  * file: runtime address of its first byte in *start, a malloc'ed copy of
  * at most SYM_CODE_MAX bytes in *code.  False when pc is in no module or
@@ -70,7 +86,7 @@ bool sym_func_code(struct sym_proc *, uint64_t pc, uint64_t *start, size_t *len,
 
 /*
  * A line table's file name as one absolute path (comp_dir prepended to a
- * relative one, "." and ".." folded); malloc'ed.  Also used by probe.c
+ * relative one, "." and ".." folded); malloc'ed.  Also used by probe_addr.c
  * to match FILE:LINE specs.
  */
 char *sym_source_path(const char *comp_dir, const char *file);

@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include "base/xmalloc.h"
 #include "calc/stats.h"
-#include "causal_out.h"
 #include "perf/progress.h"
+#include "profile/causal_out.h"
 #include "sym/lines.h"
 #include "unit.h"
 

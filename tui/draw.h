@@ -11,7 +11,7 @@
 # include <stddef.h>
 # include <stdint.h>
 # include "canvas.h"
-# include "model.h"
+# include "model/model.h"
 # include "view.h"
 
 /* The whole frame: what the terminal shows. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/xmalloc.h"
-#include "model.h"
+#include "model/model.h"
 #include "view.h"
 
 const struct levels_preset levels_presets[] = {

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/procfs.h"
@@ -22,7 +23,6 @@
 #include "ptrace/pause.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
-#include "session.h"
 
 /*
  * Debts below this wait for a later tick.  Each pause costs the thread

@@ -1,9 +1,9 @@
 #include "config.h"
 #include <string.h>
+#include "app/session.h"
 #include "engine/collect.h"
 #include "engine/experiment.h"
 #include "ptrace/tcb.h"
-#include "session.h"
 #include "sym/lines.h"
 #include "sym/pchist.h"
 #include "sym/symbolizer.h"

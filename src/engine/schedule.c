@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
@@ -33,7 +34,6 @@
 #include "perf/progress.h"
 #include "ptrace/pause.h"
 #include "ptrace/tcb.h"
-#include "session.h"
 #include "sym/lines.h"
 
 #define DRAIN_MAX_NS		20000000ULL

@@ -6,12 +6,12 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/xmalloc.h"
 #include "calc/stats.h"
 #include "engine/exp_engine.h"
 #include "engine/experiment.h"
-#include "session.h"
 #include "sym/lines.h"
 
 bool

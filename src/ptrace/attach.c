@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "app/session.h"
 #include "base/error_prints.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
@@ -26,7 +27,6 @@
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
 #include "ptrace/tracelog.h"
-#include "session.h"
 
 #define TRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
 #define FORK_OPTIONS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)

@@ -12,12 +12,12 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
 #include "ptrace/tracelog.h"
-#include "session.h"
 
 /*
  * Handle stops until every tcb is detached.  Never hang: a thread that

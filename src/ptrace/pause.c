@@ -8,6 +8,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <unistd.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/evloop.h"
@@ -17,7 +18,6 @@
 #include "ptrace/pause.h"
 #include "ptrace/tcb.h"
 #include "ptrace/tracelog.h"
-#include "session.h"
 
 /* Restart everything due within this much: one wake-up, not several. */
 #define PAUSE_SLACK_NS 20000ULL

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <inttypes.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/procfs.h"
@@ -30,7 +31,6 @@
 #include "ptrace/trace.h"
 #include "ptrace/trace_event.h"
 #include "ptrace/tracelog.h"
-#include "session.h"
 #include "sym/symbolizer.h"
 #include "sym/unwind.h"
 

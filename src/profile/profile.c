@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
-#include "profile_parse.h"
+#include "profile/profile_parse.h"
 #include "sym/lines.h"
 
 struct profile *

@@ -9,12 +9,12 @@
 #include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/evloop.h"
 #include "base/xmalloc.h"
-#include "logcap.h"
-#include "session.h"
+#include "model/logcap.h"
 
 /* A longer line is cut: the ring holds lines, not files. */
 #define LINE_MAX_LEN 1024

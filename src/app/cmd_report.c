@@ -9,11 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app/cmd.h"
 #include "base/error_prints.h"
-#include "causal_out.h"
-#include "cmd.h"
-#include "html.h"
-#include "profile.h"
+#include "profile/causal_out.h"
+#include "profile/html.h"
+#include "profile/output.h"
+#include "profile/profile.h"
 
 /* tests/options-man.test checks these options against man/causaltop.1. */
 static const char report_usage[] =
@@ -147,11 +148,11 @@ cmd_report(int argc, char **argv)
 	nfiles = optind < argc ? (size_t) (argc - optind) : 1;
 	if ((rc = cmd_load(&r.p, files, nfiles)))
 		return rc;
-	if (coz && (rc = cmd_output(coz, write_coz, &r)))
+	if (coz && (rc = output_write(coz, write_coz, &r)))
 		goto out;
-	if (html && (rc = cmd_output(html, write_html, &r)))
+	if (html && (rc = output_write(html, write_html, &r)))
 		goto out;
-	if (json && (rc = cmd_output(json, write_json, &r)))
+	if (json && (rc = output_write(json, write_json, &r)))
 		goto out;
 	if (!json || strcmp(json, "-")) {
 		print_sources(stdout, r.p);

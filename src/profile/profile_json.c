@@ -13,7 +13,7 @@
 #include <string.h>
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
-#include "profile_parse.h"
+#include "profile/profile_parse.h"
 #include "sym/lines.h"
 
 enum { J_ABSENT = -1 };	/* an optional member is missing or null */

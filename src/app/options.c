@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "app/options.h"
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
-#include "options.h"
 #include "perf/probe.h"
 
 /*

@@ -23,12 +23,4 @@ int cmd_diff(int argc, char **argv);
 /* Read files into a new profile, or print why not and return the status. */
 int cmd_load(struct profile **, char *const *files, size_t nfiles);
 
-/*
- * Write path ("-": standard output) with fn(f, ctx), through a temporary
- * file renamed into place; a path that exists and is not a regular file
- * (/dev/null, a FIFO) is written into.  0, or CT_EXIT_IO with the cause
- * printed.
- */
-int cmd_output(const char *path, int (*fn)(FILE *, void *), void *ctx);
-
 #endif

@@ -11,19 +11,19 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include "app/session.h"
 #include "base/path.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
 #include "calc/stats.h"
-#include "codeview.h"
 #include "engine/experiment.h"
-#include "logcap.h"
-#include "model.h"
+#include "model/codeview.h"
+#include "model/logcap.h"
+#include "model/model.h"
 #include "perf/progress.h"
 #include "perf/sampler.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
-#include "session.h"
 #include "sym/lines.h"
 
 #define SECOND_NS	1000000000ULL

@@ -9,7 +9,7 @@
 # include <signal.h>
 # include <stdint.h>
 # include <sys/types.h>
-# include "options.h"
+# include "app/options.h"
 
 struct evloop;
 struct exp_engine;

@@ -12,7 +12,7 @@
 
 # include <stdint.h>
 # include <sys/types.h>
-# include "model.h"
+# include "model/model.h"
 
 # define LOGCAP_MAX 1000	/* lines kept */
 

@@ -2,15 +2,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
-#include "causal_out.h"
-#include "cmd.h"
 #include "engine/experiment.h"
 #include "perf/sampler.h"
-#include "save.h"
-#include "session.h"
+#include "profile/causal_out.h"
+#include "profile/output.h"
+#include "profile/save.h"
 
 void
 save_fill_meta(struct session *s, struct causal_meta *m)
@@ -60,7 +60,7 @@ save_profile(struct session *s, const char *path, bool json)
 	if (!path || !s->exp)
 		return 0;
 	save_fill_meta(s, &m);
-	return cmd_output(path, write_profile, &c) ? -1 : 0;
+	return output_write(path, write_profile, &c) ? -1 : 0;
 }
 
 const char *

@@ -10,7 +10,7 @@
 # include <stdint.h>
 # include "calc/stats.h"
 # include "perf/progress.h"
-# include "profile.h"
+# include "profile/profile.h"
 
 struct json_object;
 

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app/session.h"
 #include "base/clock.h"
 #include "base/xmalloc.h"
-#include "codeview.h"
-#include "model.h"
+#include "model/codeview.h"
+#include "model/model.h"
 #include "ptrace/tcb.h"
-#include "session.h"
 #include "sym/disasm.h"
 #include "sym/lines.h"
 #include "sym/pchist.h"

@@ -15,8 +15,8 @@
 #include "base/path.h"
 #include "base/xmalloc.h"
 #include "calc/stats.h"
-#include "causal_out.h"
 #include "perf/progress.h"
+#include "profile/causal_out.h"
 #include "sym/lines.h"
 
 void

@@ -18,7 +18,7 @@ struct session;
 /* The run's description, as of now (or of its end). */
 void save_fill_meta(struct session *, struct causal_meta *);
 /*
- * Write the profile to path (Coz's format, or JSON) as cmd_output does.
+ * Write the profile to path (Coz's format, or JSON) as output_write does.
  * NULL path: nothing.  0 or -1 (said).
  */
 int save_profile(struct session *, const char *path, bool json);

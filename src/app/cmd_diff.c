@@ -25,14 +25,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "app/cmd.h"
 #include "base/error_prints.h"
 #include "base/escape.h"
 #include "base/xmalloc.h"
 #include "calc/stats.h"
-#include "causal_out.h"
-#include "cmd.h"
 #include "perf/progress.h"
-#include "profile.h"
+#include "profile/causal_out.h"
+#include "profile/output.h"
+#include "profile/profile.h"
 
 #define DIFF_WORTH 0.02		/* as stats.c's STATS_WORTH */
 
@@ -465,7 +466,7 @@ cmd_diff(int argc, char **argv)
 	diff_compute(&df);
 	if (df.nrows)	/* rows is NULL then, which qsort must not get */
 		qsort(df.rows, df.nrows, sizeof(*df.rows), by_importance);
-	rc = json ? cmd_output(json, write_json, &df) : cmd_output("-", write_text, &df);
+	rc = json ? output_write(json, write_json, &df) : output_write("-", write_text, &df);
 	if (!rc && fail && df.nregressions)
 		rc = CT_EXIT_REGRESSION;
 	diff_free(&df);

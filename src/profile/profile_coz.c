@@ -20,7 +20,7 @@
 #include <string.h>
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
-#include "profile_parse.h"
+#include "profile/profile_parse.h"
 
 enum { COZ_MAX_FIELDS = 16 };
 

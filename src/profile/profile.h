@@ -21,7 +21,7 @@
 # include <stdbool.h>
 # include <stddef.h>
 # include <stdint.h>
-# include "causal_out.h"
+# include "profile/causal_out.h"
 
 /* One run of the program, as read. */
 struct profile_run {

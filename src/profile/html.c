@@ -13,10 +13,10 @@
 #include "base/escape.h"
 #include "base/path.h"
 #include "calc/stats.h"
-#include "causal_out.h"
-#include "html.h"
 #include "perf/progress.h"
-#include "profile.h"
+#include "profile/causal_out.h"
+#include "profile/html.h"
+#include "profile/profile.h"
 
 /* One curve's chart. */
 enum {

@@ -3,11 +3,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "app/session.h"
 #include "base/path.h"
 #include "engine/experiment.h"
-#include "save.h"
-#include "session.h"
-#include "steer.h"
+#include "model/steer.h"
+#include "profile/save.h"
 #include "sym/lines.h"
 
 static bool __attribute__((format(printf, 4, 5)))

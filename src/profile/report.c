@@ -2,13 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "app/session.h"
 #include "base/path.h"
 #include "base/xmalloc.h"
 #include "perf/progress.h"
 #include "perf/sampler.h"
+#include "profile/report.h"
 #include "ptrace/tcb.h"
-#include "report.h"
-#include "session.h"
 #include "sym/lines.h"
 
 static double

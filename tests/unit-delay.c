@@ -1,5 +1,5 @@
 /*
- * The virtual-speedup accounting (src/delay.c): hits raise G to the
+ * The virtual-speedup accounting (src/calc/delay.c): hits raise G to the
  * largest local (not past G by a thread's overshoot), owed is G - local, wake-ups pass on the waker's local as
  * it was at the wake-up even when events arrive out of order, pauses and
  * forgiveness behave.

@@ -1,5 +1,5 @@
 /*
- * Unit test of src/perf_ring.c on synthetic rings: a fake
+ * Unit test of src/perf/perf_ring.c on synthetic rings: a fake
  * perf_event_mmap_page and a 256-byte data area allocated to its exact
  * size, so that AddressSanitizer catches any read past either end.
  * Records in order, records and headers wrapping around the end of the

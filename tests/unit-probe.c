@@ -181,9 +181,13 @@ target_stop(struct target *t)
 		die("waitpid: %s", strerror(errno));
 	CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
 	      "probetarget status %#x", status);
+	/* Gone: nothing to symbolize (probe_resolve is then given NULL). */
 	sym_proc_free(t->sym);
 	scope_free(t->scope);
 	lines_free(t->lines);
+	t->sym = NULL;
+	t->scope = NULL;
+	t->lines = NULL;
 }
 
 static uint64_t

@@ -1,5 +1,5 @@
 /*
- * expstats: causaltop's statistics (src/stats.c) over a list of causal
+ * expstats: causaltop's statistics (src/calc/stats.c) over a list of causal
  * experiments, whichever profiler ran them.  bench/run feeds it the
  * experiments of causaltop's --json profiles and of Coz's profile.coz,
  * so that both tools' data go through the very same estimator.
@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stats.h"
+#include "calc/stats.h"
 
 #define MAX_NAME 4096
 

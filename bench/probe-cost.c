@@ -1,5 +1,5 @@
 /*
- * Cost per hit of the two ways src/probe.c counts a progress point
+ * Cost per hit of the two ways src/perf/probe.c counts a progress point
  * without recompiling the target: a counting hardware breakpoint
  * (PERF_TYPE_BREAKPOINT, HW_BREAKPOINT_X) and a counting uprobe perf
  * event, each opened on one thread of another process, as causaltop does.

@@ -1,5 +1,5 @@
 /*
- * wake-cost: what the per-CPU sched_waking events (src/wake.c) cost a
+ * wake-cost: what the per-CPU sched_waking events (src/perf/wake.c) cost a
  * wake-heavy program.  Two threads ping-pong N round trips (two wake-ups
  * each) through a pair of pipes or a pair of futexes, free to run on any
  * CPU or both pinned to CPU 0; each variant is timed with the events
@@ -17,8 +17,8 @@
  * Build by hand from a configured build directory (for config.h):
  *
  *   cc -O2 -I. -I$SRC/src -o wake-cost $SRC/bench/wake-cost.c \
- *      $SRC/src/wake.c $SRC/src/perf_ring.c $SRC/src/xmalloc.c \
- *      $SRC/src/error_prints.c -lpthread
+ *      $SRC/src/perf/wake.c $SRC/src/perf/perf_ring.c $SRC/src/base/xmalloc.c \
+ *      $SRC/src/base/error_prints.c -lpthread
  *   ./wake-cost [ROUND_TRIPS [REPS [noswitch]]]      (default 100000 7)
  *
  * By default the rings also take sched_switch, as causaltop's do unless
@@ -38,7 +38,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "wake.h"
+#include "perf/wake.h"
 
 enum kind { K_PIPE, K_FUTEX };
 

@@ -10,7 +10,7 @@
  *
  * pausetarget SECONDS CROWD: CROWD more threads burn CPU beside the
  * watcher on CPU 1, so that more threads owe and are ready to run than
- * there are CPUs they may use (experiment.c pays only as many at once).
+ * there are CPUs they may use (engine/account.c pays only as many at once).
  */
 #define _GNU_SOURCE
 #include <pthread.h>

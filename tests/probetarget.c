@@ -123,7 +123,7 @@ worker(void *arg)
  * A debug exception with no cause recorded, at one of the test's
  * breakpoints: a KVM guest raised them in bursts (22 in 5*10^7 counted
  * hits), and the kernel's SIGTRAP for them killed this program.  Traced
- * by causaltop, a program never sees it (src/trace.c, straytrap.test);
+ * by causaltop, a program never sees it (src/ptrace/trace.c, straytrap.test);
  * here, untraced, it drops it itself.  The thread resumes at the
  * breakpoint, which counts.  Any other SIGTRAP still kills it.
  */

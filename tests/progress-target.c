@@ -20,6 +20,9 @@ static volatile unsigned long sink;
 static long k;
 
 /* Locations for --progress and --latency; the asm keeps them real calls. */
+void unit_done(void);
+void txn_begin(void);
+void txn_end(void);
 void __attribute__((noinline)) unit_done(void) { __asm__ volatile("" ::: "memory"); }
 void __attribute__((noinline)) txn_begin(void) { __asm__ volatile("" ::: "memory"); }
 void __attribute__((noinline)) txn_end(void) { __asm__ volatile("" ::: "memory"); }

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "disasm.h"
-#include "lines.h"
-#include "pchist.h"
-#include "scope.h"
-#include "symbolizer.h"
+#include "sym/disasm.h"
+#include "sym/lines.h"
+#include "sym/pchist.h"
+#include "sym/scope.h"
+#include "sym/symbolizer.h"
 #include "unit.h"
 
 /* A function of known size, kept whole whatever the optimization level. */

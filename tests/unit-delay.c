@@ -1,11 +1,11 @@
 /*
- * The virtual-speedup accounting (src/delay.c): hits raise G to the
+ * The virtual-speedup accounting (src/calc/delay.c): hits raise G to the
  * largest local (not past G by a thread's overshoot), owed is G - local, wake-ups pass on the waker's local as
  * it was at the wake-up even when events arrive out of order, pauses and
  * forgiveness behave.
  */
 #include "config.h"
-#include "delay.h"
+#include "calc/delay.h"
 #include "unit.h"
 
 #define MS 1000000ULL
@@ -176,7 +176,7 @@ test_wake(void)
 	/*
 	 * Woken by a thread that runs because this one woke it, owing: the
 	 * wait does not hide the debt that thread inherited from this one
-	 * and has not paid since (circular, experiment.c).
+	 * and has not paid since (circular, engine/account.c).
 	 */
 	{
 		struct delay_thread w = { 0 }, v = { 0 }, x = { 0 };

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include "hostcost.h"
-#include "perf_sys.h"
+#include "perf/hostcost.h"
+#include "perf/perf_sys.h"
 #include "unit.h"
 
 #define PAIRS 21

@@ -1,5 +1,5 @@
 /*
- * Unit test of src/perf_ring.c on synthetic rings: a fake
+ * Unit test of src/perf/perf_ring.c on synthetic rings: a fake
  * perf_event_mmap_page and a 256-byte data area allocated to its exact
  * size, so that AddressSanitizer catches any read past either end.
  * Records in order, records and headers wrapping around the end of the
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "perf_ring.h"
+#include "perf/perf_ring.h"
 #include "unit.h"
 
 #define DATA_SIZE 256

@@ -1,6 +1,8 @@
 /*
- * Unit test of src/probe.c on a child of its own: probetarget (built -g
- * -O1) creates its threads, reports, and waits on a pipe; the test opens
+ * Unit test of src/perf/probe.c and src/sym/probe_addr.c (the places,
+ * looked up in the process's symbolizer) on a child of its own:
+ * probetarget (built -g -O1) creates its threads, reports, and waits on
+ * a pipe; the test opens
  * counters on every thread, lets them run K iterations each, and checks
  * the counts are exactly K per thread.  Exact whatever the load: every
  * counter is open before the first hit and read after the last.
@@ -9,7 +11,7 @@
  *  (b) FILE:LINE in the loop body, by basename, path suffix, full path
  *  (c) the same with uprobes forced
  *  (d) auto mode: four locations get breakpoints, six get uprobes all
- *      (never both kinds in one process: src/probe.c says why)
+ *      (never both kinds in one process: src/sym/probe_addr.h says why)
  *  (e) a BEGIN/END pair
  *  (f) errors: syntax, nothing found, no code at a line, ambiguities, ...
  *  (g) DSO:0xADDR, and a raw address refused for uprobes
@@ -32,8 +34,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "probe.h"
-#include "procfs.h"
+#include "base/procfs.h"
+#include "perf/probe.h"
+#include "sym/lines.h"
+#include "sym/scope.h"
+#include "sym/symbolizer.h"
 #include "unit.h"
 
 #define K 2000
@@ -63,7 +68,25 @@ struct target {
 	FILE *in, *out;		/* its stdin and stdout */
 	int nthreads;
 	unsigned long work_vaddr;
+	/* Its symbolizer, whose Dwfl probe_resolve looks in, as causaltop's. */
+	struct lines_table *lines;
+	struct scope *scope;
+	struct sym_proc *sym;
 };
+
+/* A symbolizer for t's current image (again after an exec). */
+static void
+target_sym(struct target *t)
+{
+	sym_proc_free(t->sym);
+	if (!t->lines) {
+		t->lines = lines_new();
+		t->scope = scope_new();
+	}
+	t->sym = sym_proc_new(t->pid, t->lines, t->scope);
+	if (!t->sym)
+		die("cannot symbolize probetarget %d", (int) t->pid);
+}
 
 static void
 target_expect(struct target *t, const char *prefix, char *line, size_t size)
@@ -122,7 +145,11 @@ target_start(struct target *t, int nthreads)
 	if (!t->in || !t->out)
 		die("fdopen: %s", strerror(errno));
 	t->nthreads = nthreads;
+	t->lines = NULL;
+	t->scope = NULL;
+	t->sym = NULL;
 	target_ready(t);
+	target_sym(t);
 }
 
 static void
@@ -154,6 +181,13 @@ target_stop(struct target *t)
 		die("waitpid: %s", strerror(errno));
 	CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
 	      "probetarget status %#x", status);
+	/* Gone: nothing to symbolize (probe_resolve is then given NULL). */
+	sym_proc_free(t->sym);
+	scope_free(t->scope);
+	lines_free(t->lines);
+	t->sym = NULL;
+	t->scope = NULL;
+	t->lines = NULL;
 }
 
 static uint64_t
@@ -289,7 +323,7 @@ count_case(const char *label, enum probe_mode mode, int nthreads,
 		rc = probe_add(ps, w[i].spec, w[i].kind, NULL);
 		CHECK(rc == (int) i, "%s: probe_add(%s) = %d", label, w[i].spec, rc);
 	}
-	rc = probe_resolve(ps, t.pid, 0);
+	rc = probe_resolve(ps, t.pid, t.sym, 0);
 	CHECK(rc == 0, "%s: probe_resolve = %d", label, rc);
 	rc = open_threads(ps, t.pid, &hs);
 	CHECK(rc == 0, "%s: probe_thread_open = %d", label, rc);
@@ -427,7 +461,7 @@ want_resolve_error_beside(struct target *t, enum probe_mode mode,
 	if (probe_add(ps, spec, PROBE_THROUGHPUT, "named") != (int) n)
 		die("probe_add(%s)", spec);
 	capture_begin(&c);
-	rc = probe_resolve(ps, t->pid, flags);
+	rc = probe_resolve(ps, t->pid, t->sym, flags);
 	text = capture_end(&c);
 	CHECK(rc == want_rc, "probe_resolve(%s) = %d, want %d", spec, rc,
 	      want_rc);
@@ -536,7 +570,7 @@ case_exec(enum probe_mode mode)
 	target_start(&t, 4);
 	want = (uint64_t) K * 4;
 	probe_add(ps, "work_unit", PROBE_THROUGHPUT, "work");
-	rc = probe_resolve(ps, t.pid, 0);
+	rc = probe_resolve(ps, t.pid, t.sym, 0);
 	CHECK(rc == 0, "exec: probe_resolve = %d", rc);
 	CHECK(!strcmp(probe_name(ps, 0), "work"), "name %s", probe_name(ps, 0));
 	rc = open_threads(ps, t.pid, &old);
@@ -548,7 +582,8 @@ case_exec(enum probe_mode mode)
 	/* The old handles stay open over the exec, as at an exec stop. */
 	target_send(&t, "exec");
 	target_ready(&t);
-	rc = probe_resolve(ps, t.pid, 0);
+	target_sym(&t);
+	rc = probe_resolve(ps, t.pid, t.sym, 0);
 	CHECK(rc == 0, "exec: probe_resolve again = %d", rc);
 	CHECK(probe_count(ps, 0) == want, "retired: %" PRIu64, probe_count(ps, 0));
 	close_threads(ps, &old);
@@ -580,7 +615,7 @@ case_dlopen(void)
 	probe_add(ps, "work_unit", PROBE_THROUGHPUT, NULL);
 	probe_add(ps, "dl_work", PROBE_THROUGHPUT, NULL);
 	probe_add(ps, "libprobetarget-dl.so:dl_work", PROBE_THROUGHPUT, NULL);
-	rc = probe_resolve(ps, t.pid, PROBE_RESOLVE_QUIET);
+	rc = probe_resolve(ps, t.pid, t.sym, PROBE_RESOLVE_QUIET);
 	CHECK(rc == 1, "dlopen: probe_resolve before = %d", rc);
 	CHECK(probe_resolved(ps, 0) && !probe_resolved(ps, 1) &&
 	      !probe_resolved(ps, 2), "dlopen: resolved before");
@@ -590,7 +625,7 @@ case_dlopen(void)
 	snprintf(cmd, sizeof(cmd), "dlopen %s", TARGET_DL);
 	target_send(&t, cmd);
 	target_expect(&t, "ok", line, sizeof(line));
-	rc = probe_resolve(ps, t.pid, PROBE_RESOLVE_MORE);
+	rc = probe_resolve(ps, t.pid, t.sym, PROBE_RESOLVE_MORE);
 	CHECK(rc == 0, "dlopen: probe_resolve after = %d", rc);
 	CHECK(probe_location(ps, 1) && strstr(probe_location(ps, 1),
 					      "libprobetarget-dl.so:0x"),

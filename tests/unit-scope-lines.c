@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lines.h"
-#include "scope.h"
+#include "sym/lines.h"
+#include "sym/scope.h"
 #include "unit.h"
 
 struct match_case {

@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "causal_out.h"
-#include "lines.h"
-#include "progress.h"
-#include "stats.h"
+#include "base/xmalloc.h"
+#include "calc/stats.h"
+#include "perf/progress.h"
+#include "profile/causal_out.h"
+#include "sym/lines.h"
 #include "unit.h"
-#include "xmalloc.h"
 
 /* ---- a seeded generator ---- */
 

@@ -32,9 +32,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "lines.h"
-#include "scope.h"
-#include "symbolizer.h"
+#include "sym/lines.h"
+#include "sym/scope.h"
+#include "sym/symbolizer.h"
 #include "symtest-marker.h"
 #include "unit.h"
 

@@ -18,7 +18,7 @@
 #include "canvas.h"
 #include "draw.h"
 #include "keys.h"
-#include "model.h"
+#include "model/model.h"
 #include "unit.h"
 #include "view.h"
 

@@ -1,5 +1,5 @@
 /*
- * Unit test of src/wake.c.  Offline: wake_parse on synthetic records
+ * Unit test of src/perf/wake.c.  Offline: wake_parse on synthetic records
  * allocated to their exact size (AddressSanitizer catches any read past
  * them): whole, truncated at every length, lying raw sizes, huge sizes
  * and offsets; wake_parse_format on a copy of the real format file, on
@@ -41,8 +41,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "procfs.h"
-#include "wake.h"
+#include "base/procfs.h"
+#include "perf/wake.h"
 #include "unit.h"
 
 /* tracefs events/sched/sched_waking/format, Linux 6.18 (x86_64). */

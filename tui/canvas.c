@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
+#include "base/xmalloc.h"
 #include "canvas.h"
-#include "xmalloc.h"
 
 /* One letter per role, for the snapshots' role rows ('.' is R_NORMAL). */
 const char role_letters[R_COUNT + 1] = ".dtvhosfkpnzuwmxaPH";

@@ -14,20 +14,12 @@
 #define STATUS_NS 5000000000ULL
 
 const char *
-base_name(const char *path)
-{
-	const char *b = path ? strrchr(path, '/') : NULL;
-
-	return b && b[1] ? b + 1 : path ? path : "?";
-}
-
-const char *
 row_location(const struct model_row *r, char *buf, size_t size)
 {
 	if (r->is_func || !r->file)
 		snprintf(buf, size, "%s", r->func ? r->func : "?");
 	else
-		snprintf(buf, size, "%s:%u", base_name(r->file), r->line);
+		snprintf(buf, size, "%s:%u", view_base_name(r->file), r->line);
 	return buf;
 }
 

@@ -11,7 +11,7 @@
 # include <stddef.h>
 # include <stdint.h>
 # include "canvas.h"
-# include "model.h"
+# include "model/model.h"
 # include "view.h"
 
 /* The whole frame: what the terminal shows. */
@@ -37,7 +37,6 @@ enum role verdict_role(enum model_verdict);
 enum role interval_role(bool valid, double lo, double hi);
 /* "file.c:12", or a function's name, into buf. */
 const char *row_location(const struct model_row *, char *buf, size_t size);
-const char *base_name(const char *path);
 /* Text cut to w columns with an ellipsis at its end (or start: keep_tail). */
 int draw_cut(struct canvas *, int y, int x, int w, enum role, const char *s, bool keep_tail);
 /* Right-aligned in w columns. */

@@ -197,7 +197,7 @@ row_line(struct canvas *cv, const struct model *m, const struct model_row *r,
 			 row_location(r, buf, sizeof(buf)), true);
 	x += l->loc + 1;
 	if (r->is_func)
-		draw_cut(cv, y, x, l->func, R_DIM, r->dso ? base_name(r->dso) : "?", true);
+		draw_cut(cv, y, x, l->func, R_DIM, r->dso ? view_base_name(r->dso) : "?", true);
 	else
 		draw_cut(cv, y, x, l->func, R_DIM, r->func ? r->func : "?", false);
 	x += l->func + 1;

@@ -11,13 +11,12 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
+#include "base/evloop.h"
+#include "base/xmalloc.h"
 #include "canvas.h"
-#include "evloop.h"
 #include "term.h"
-#include "xmalloc.h"
 
 /* Mouse reports: button presses (1000) in SGR form (1006), for wide terminals too. */
 #define MOUSE_ON	"\033[?1000h\033[?1006h"
@@ -402,16 +401,14 @@ fail:
 static void
 flush_blocking(struct term *t)
 {
-	struct timespec start, now;
+	uint64_t start = evloop_now_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		struct pollfd pf = { .fd = t->out_fd, .events = POLLOUT };
 
 		if (!term_busy(t))
 			return;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 > 1000)
+		if ((evloop_now_ns() - start) / 1000000 > 1000)
 			return;
 		poll(&pf, 1, 100);
 	}

@@ -6,18 +6,17 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
+#include "base/evloop.h"
+#include "base/xmalloc.h"
 #include "canvas.h"
 #include "draw.h"
-#include "evloop.h"
 #include "keys.h"
-#include "model.h"
-#include "steer.h"
+#include "model/model.h"
+#include "model/steer.h"
 #include "term.h"
 #include "tui.h"
 #include "view.h"
-#include "xmalloc.h"
 
 #define FRAME_NS	(1000000000ULL / TUI_FPS)
 #define MODEL_NS	250000000ULL	/* model rebuilt this often */
@@ -42,15 +41,6 @@ struct tui {
 	bool want_model, dirty, full, quit;
 	sigset_t winch_old;
 };
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
-}
 
 static void
 rebuild(struct tui *t, uint64_t now)
@@ -153,7 +143,7 @@ on_input(struct ev_handler *h, uint32_t events)
 {
 	struct tui *t = ((struct fd_handler *) h)->t;
 	unsigned char buf[1024];
-	uint64_t now = mono_ns();
+	uint64_t now = evloop_now_ns();
 	ssize_t n;
 
 	/* At most a buffer per wake-up: a key storm cannot hold the loop. */
@@ -175,7 +165,7 @@ static void
 on_frame(struct ev_handler *h, uint32_t events)
 {
 	struct tui *t = ((struct fd_handler *) h)->t;
-	uint64_t now = mono_ns();
+	uint64_t now = evloop_now_ns();
 
 	evloop_timer_ack(t->frame.fd);
 	if (keys_pending(&t->kd) && now - t->input_ns >= ESC_NS)
@@ -243,7 +233,7 @@ tui_open(struct session *s, struct evloop *ev, const struct tui_config *cfg, con
 void
 tui_session_over(struct tui *t, const char *message)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = evloop_now_ns();
 
 	snprintf(t->v.banner, sizeof(t->v.banner), "%s", message);
 	rebuild(t, now);

@@ -5,8 +5,8 @@
  * to the terminal), the model is rebuilt four times a second or after a
  * command.  Nothing here waits: see term.h for the terminal's side.
  *
- * It sees the profiler through src/model.h (what to show) and
- * src/steer.h (what the keys ask for); the session is an opaque handle.
+ * It sees the profiler through src/model/model.h (what to show) and
+ * src/model/steer.h (what the keys ask for); the session is an opaque handle.
  */
 #ifndef CT_TUI_TUI_H
 # define CT_TUI_TUI_H

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model.h"
+#include "base/xmalloc.h"
+#include "model/model.h"
 #include "view.h"
-#include "xmalloc.h"
 
 const struct levels_preset levels_presets[] = {
 	{ "all", 0, 100 },
@@ -62,12 +62,12 @@ view_status(struct view *v, bool error, uint64_t now, const char *fmt, ...)
 	v->status_ns = now;
 }
 
-static const char *
-base_name(const char *path)
+const char *
+view_base_name(const char *path)
 {
-	const char *b = path ? strrchr(path, '/') : NULL;
+	const char *b = strrchr(path, '/');
 
-	return b && b[1] ? b + 1 : path ? path : "";
+	return b && b[1] ? b + 1 : path;
 }
 
 /* Case-insensitive substring (ASCII folding; other bytes match themselves). */
@@ -106,7 +106,7 @@ row_matches(const struct model_row *r, const char *text)
 	if (r->file) {
 		char buf[512];
 
-		snprintf(buf, sizeof(buf), "%s%s", base_name(r->file), loc);
+		snprintf(buf, sizeof(buf), "%s%s", view_base_name(r->file), loc);
 		return contains(buf, text);
 	}
 	return false;
@@ -138,7 +138,7 @@ cmp_name(const struct model_row *a, const struct model_row *b)
 	int c;
 
 	if (a->file && b->file) {
-		c = strcmp(base_name(a->file), base_name(b->file));
+		c = strcmp(view_base_name(a->file), view_base_name(b->file));
 		if (c)
 			return c;
 		c = strcmp(a->file, b->file);

@@ -130,5 +130,10 @@ void view_status(struct view *, bool error, uint64_t now, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 const char *sort_name(enum sort_key);
+/*
+ * base/path.h's base_name(), which tui/ cannot include: the last
+ * component of path (never NULL), or path when it ends with a slash.
+ */
+const char *view_base_name(const char *path);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "perf_ring.h"
+#include "perf/perf_ring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "causal_out.h"
-#include "html.h"
-#include "profile_parse.h"
+#include "profile/causal_out.h"
+#include "profile/html.h"
+#include "profile/profile_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

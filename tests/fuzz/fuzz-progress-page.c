@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness of the progress page reader (src/progress.c), on a
+ * libFuzzer harness of the progress page reader (src/perf/progress.c), on a
  * real sealed memfd of this process, found as causaltop finds a
  * target's.  Input: a flags byte, then bytes laid over a valid page
  * (from offset 0 if flags bit 0, else over the slots only, keeping the
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "causaltop_abi.h"
-#include "progress.h"
+#include "perf/progress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,94 @@
+/*
+ * The state of one profiling session, passed explicitly to the modules
+ * that need more than their own piece of it.
+ */
+#ifndef CT_SESSION_H
+# define CT_SESSION_H
+
+# include <stdbool.h>
+# include <signal.h>
+# include <stdint.h>
+# include <sys/types.h>
+# include "app/options.h"
+
+struct evloop;
+struct exp_engine;
+struct lines_table;
+struct logcap;
+struct pchist;
+struct progress_point;
+struct probe_set;
+struct progress_table;
+struct sampler;
+struct scope;
+struct trace_ops;
+struct wake;
+
+struct session {
+	struct options opts;
+	struct evloop *ev;
+	struct sampler *smp;
+	struct lines_table *lines;
+	struct scope *scope;
+	struct progress_table *progress;
+	struct probe_set *probes;	/* --progress/--latency; NULL if none */
+	pid_t probes_pid;		/* the process they are resolved in */
+	bool probes_mapped;		/* executable mappings since the last
+					   look for pending probes */
+	struct progress_point **probe_points;	/* per probe, once resolved */
+
+	struct exp_engine *exp;		/* NULL with --no-experiments */
+	const struct trace_ops *trace_ops;	/* trace_set_ops; NULL: none */
+	void *trace_ctx;
+	struct wake *wake;		/* wake-up tracker, NULL if none */
+	const char *wake_mode;		/* "sched_waking" or "syscall" */
+	uint64_t tick_ns;		/* current tick period */
+	int realtime;			/* our SCHED_FIFO priority, 0 if none */
+	uint64_t sample_cost_ns;	/* a timer sample's cost here (hostcost.h) */
+	bool sample_cost_measured;	/* and the period chosen from it */
+	uint64_t startup_realtime_ns;	/* CLOCK_REALTIME at start */
+	char *exe;			/* the target's main binary, first seen */
+
+	/* The TUI's (NULL, 0 without it). */
+	struct logcap *logcap;		/* stderr and the command's output */
+	int child_output;		/* the command's stdout and stderr,
+					   stdin from /dev/null; 0: inherited */
+	struct pchist *pcs;		/* samples per instruction */
+
+	sigset_t orig_sigmask;		/* before causaltop blocked its own */
+	char *coz_shim;			/* library preloaded into the command */
+	pid_t launched;			/* the command's pid; 0 with -p */
+	bool launched_done;		/* its exit was reported */
+	int launched_status;		/* wait status, once done */
+
+	int stop_signal;		/* SIGINT/TERM/HUP that ended the session */
+	bool forward_signal;		/* it was sent to causaltop alone */
+	bool stop_requested;		/* by a signal or --duration */
+	bool detaching;			/* trace_detach_all is running */
+	bool ring_opened;		/* a thread ring opened once: later
+					   refusals are not about permission */
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC */
+	uint64_t run_start_ns;		/* of the current run */
+	struct {
+		unsigned done;		/* --end-to-end runs completed */
+		uint64_t total_ns, min_ns, max_ns;
+	} runs;
+
+	struct {
+		uint64_t traced;	/* tcbs ever created */
+		uint64_t exited;	/* reported dead while traced */
+		uint64_t detached;	/* let go alive at the end */
+		uint64_t stray_traps;	/* SIGTRAPs of our breakpoints, dropped */
+	} threads;
+	struct {
+		uint64_t total;		/* samples of traced threads */
+		uint64_t in_scope;	/* attributed to an in-scope frame */
+		uint64_t out_of_scope;	/* no in-scope frame in the chain */
+		uint64_t unwound;	/* chain repaired by DWARF unwinding */
+		uint64_t lost;		/* reported lost by the kernel */
+	} samples;
+	unsigned fds_at_start, fds_peak, fds_at_exit;
+	uint64_t fds_next_ns;		/* next look at the fds for their peak */
+};
+
+#endif

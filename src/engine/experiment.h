@@ -1,0 +1,141 @@
+/*
+ * The experiment engine: picks what to speed up and by how much, runs the
+ * experiment (the delay accounting of delay.h, paid through pause.h),
+ * measures every progress point over its effective time, and hands the
+ * result to the statistics.
+ *
+ * One experiment at a time, driven by the supervisor's tick:
+ *   idle -> running (hits on the target raise the global delay; owing
+ *   threads that run are paused) -> draining (no more hits; running
+ *   threads finish paying what they owe, so that the end of the window
+ *   is where every thread has absorbed the delay subtracted) -> cool-off
+ *   (every debt forgiven, every thread running) -> next.
+ *
+ * schedule.c chooses and runs the experiments, account.c keeps their
+ * accounts, steering.c takes the TUI's requests (exp_engine.h).
+ */
+#ifndef CT_EXPERIMENT_H
+# define CT_EXPERIMENT_H
+
+# include <stdbool.h>
+# include <stdint.h>
+
+struct ct_func;
+struct ct_line;
+struct session;
+struct stats;
+struct tcb;
+struct trace_ops;
+struct wake_event;
+
+struct exp_config {
+	uint64_t period_ns;	/* sampling period P: a hit is worth s * P */
+	bool by_function;	/* targets are functions, not lines */
+	const char *fixed_line;	/* FILE:LINE (a path suffix) or FUNCTION, or NULL */
+	int fixed_speedup;	/* 0..100, or -1: the scheduler chooses */
+	uint64_t seed;
+	bool wake_tracking;	/* wake-ups are reported (exp_wake) */
+	bool cpu_switches;	/* and context switches, with them */
+	uint64_t min_len_ns;	/* experiment length bounds */
+	uint64_t max_len_ns;
+};
+
+struct exp_engine;
+
+struct exp_engine *exp_new(struct session *, const struct exp_config *);
+void exp_free(struct exp_engine *);
+struct stats *exp_stats(struct exp_engine *);
+
+/* Collect: is an experiment taking hits, and on what. */
+bool exp_hitting(const struct exp_engine *, uint64_t sample_time);
+const struct ct_line *exp_target_line(const struct exp_engine *);
+const struct ct_func *exp_target_func(const struct exp_engine *);
+/* t was sampled at time: it ran then. */
+void exp_ran(struct exp_engine *, struct tcb *t, uint64_t time);
+/* A sample of t at time hit the target. */
+void exp_hit(struct exp_engine *, struct tcb *t, uint64_t time);
+/* Lines not known yet can still be the fixed target: walk whole chains. */
+bool exp_wants_full_chains(const struct exp_engine *);
+
+/* A wake-up reported by the tracker; applied in time order at the tick. */
+void exp_wake(struct exp_engine *, const struct wake_event *);
+/*
+ * The ptrace core's news of threads, stops and pauses (ptrace/trace.h),
+ * with the engine as context: installed by app/main.c.
+ */
+extern const struct trace_ops exp_trace_ops;
+
+/* After the tick's drains and progress polls. */
+void exp_tick(struct exp_engine *, uint64_t now);
+/* End of the session: finish (a running experiment is dropped), let go. */
+void exp_finish(struct exp_engine *);
+
+struct exp_summary {
+	unsigned done;		/* experiments recorded */
+	unsigned baselines;	/* of which at 0% */
+	uint64_t delay_ns;	/* global delay inserted, all experiments */
+	uint64_t exp_wall_ns;	/* wall time inside experiments */
+	const char *state;	/* "idle", "running", ... */
+	const struct ct_line *line;	/* current target */
+	const struct ct_func *func;
+	unsigned pct;
+	uint64_t left_ns;	/* of the current experiment */
+	uint64_t len_ns;	/* current experiment length */
+	uint64_t wakes, wakes_credited, pauses, pauses_blocked;
+	/* Threads that took a CPU from one of ours, and of them credited. */
+	uint64_t cpu_waits, cpu_waits_credited;
+	/* Pause time taken back: others of ours used the CPU meanwhile. */
+	uint64_t revoked_ns;
+	/* CPU time the supervisor took from ours ready to run; the part
+	   counted as paying what they owed. */
+	uint64_t steals, stolen_ns, stolen_paid_ns;
+	/* The tick during experiments, at the end (longer where preemptions
+	   are dear). */
+	uint64_t tick_ns;
+	/* What the first first_steals of them cost each, from which the
+	   tick was chosen; 0: there were fewer. */
+	uint64_t first_steal_ns, first_steals;
+	/* Times a thread that owed, ready to run, was left waiting for a CPU. */
+	uint64_t pauses_deferred;
+	/* Pauses' cost beyond their holds, credited (pause.h). */
+	uint64_t stop_lag_ns, restart_lag_ns;
+};
+void exp_summary(const struct exp_engine *, uint64_t now, struct exp_summary *);
+/* TICK period wanted now: short while experiments run. */
+uint64_t exp_tick_ns(const struct exp_engine *);
+
+/*
+ * Steering, for the TUI (steer.h).  Targets are line ids, or function
+ * ids at function granularity.  Whatever makes the experiment under way
+ * pointless (a pin elsewhere, excluding its target, pausing) drops it,
+ * as the end of a session does: a partial window is not a sample.
+ */
+/* Experiment on target only, until exp_unpin (overrides --fixed-line). */
+void exp_pin(struct exp_engine *, unsigned target);
+void exp_unpin(struct exp_engine *);
+/* Leave a target (or every line of a file) out of the experiments, or back in. */
+void exp_exclude(struct exp_engine *, unsigned target, bool is_func, bool excluded);
+bool exp_excluded(const struct exp_engine *, unsigned target, bool is_func);
+void exp_exclude_file(struct exp_engine *, const char *file, bool excluded);
+bool exp_file_excluded(const struct exp_engine *, const char *file);
+/* Draw speedup levels from [lo, hi] percent only (0, 100: all). */
+void exp_levels_focus(struct exp_engine *, unsigned lo, unsigned hi);
+/* No experiment while paused; sampling goes on. */
+void exp_set_paused(struct exp_engine *, bool paused);
+/* Forget the target's experiments (the 0% baselines serve every target: kept). */
+void exp_reset_target(struct exp_engine *, unsigned target, bool is_func);
+/* Experiment on whole functions, or on lines. */
+void exp_set_granularity(struct exp_engine *, bool by_function);
+
+struct exp_steering {
+	bool paused;
+	bool pinned;
+	unsigned pin;
+	bool by_function;
+	unsigned focus_lo, focus_hi;
+	size_t nexcl;		/* targets excluded, lines and functions */
+	size_t nexcl_files;
+};
+void exp_steering(const struct exp_engine *, struct exp_steering *);
+
+#endif

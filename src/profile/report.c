@@ -1,0 +1,232 @@
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "app/session.h"
+#include "base/path.h"
+#include "base/xmalloc.h"
+#include "perf/progress.h"
+#include "perf/sampler.h"
+#include "profile/report.h"
+#include "ptrace/tcb.h"
+#include "sym/lines.h"
+
+static double
+pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * part / whole : 0;
+}
+
+static int
+by_line_samples(const void *a, const void *b)
+{
+	const struct ct_line *x = *(const struct ct_line *const *) a;
+	const struct ct_line *y = *(const struct ct_line *const *) b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int
+by_func_samples(const void *a, const void *b)
+{
+	const struct ct_func *x = *(const struct ct_func *const *) a;
+	const struct ct_func *y = *(const struct ct_func *const *) b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int
+by_func_self(const void *a, const void *b)
+{
+	const struct ct_func *x = *(const struct ct_func *const *) a;
+	const struct ct_func *y = *(const struct ct_func *const *) b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int
+by_thread_samples(const void *a, const void *b)
+{
+	const struct thread_stats *x = *(const struct thread_stats *const *) a;
+	const struct thread_stats *y = *(const struct thread_stats *const *) b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return 0;
+}
+
+/* A sorted copy, so the table's id order is left alone. */
+static void *
+sorted(const void *arr, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	void *copy = xmalloc(n * size);
+
+	if (n)
+		memcpy(copy, arr, n * size);
+	qsort(copy, n, size, cmp);
+	return copy;
+}
+
+static void
+report_lines(const struct session *s, FILE *out)
+{
+	size_t n;
+	struct ct_line *const *all = lines_lines(s->lines, &n);
+	struct ct_line **v = sorted(all, n, sizeof(*v), by_line_samples);
+
+	fprintf(out, "\nTop lines (in scope):\n");
+	fprintf(out, "  %8s %6s  %-40s %s\n", "samples", "%", "line", "function");
+	for (size_t i = 0; i < n && i < s->opts.top && v[i]->samples; i++) {
+		char where[4096];
+
+		snprintf(where, sizeof(where), "%s:%u", base_name(v[i]->file), v[i]->line);
+		fprintf(out, "  %8llu %5.1f%%  %-40s %s\n",
+			(unsigned long long) v[i]->samples,
+			pct(v[i]->samples, s->samples.in_scope), where,
+			v[i]->func ? v[i]->func->name : "?");
+	}
+	free(v);
+}
+
+static void
+report_funcs(const struct session *s, FILE *out)
+{
+	size_t n;
+	struct ct_func *const *all = lines_funcs(s->lines, &n);
+	struct ct_func **v = sorted(all, n, sizeof(*v), by_func_samples);
+
+	fprintf(out, "\nTop functions (in scope):\n");
+	fprintf(out, "  %8s %6s  %-40s %s\n", "samples", "%", "function", "binary");
+	for (size_t i = 0; i < n && i < s->opts.top && v[i]->samples; i++)
+		fprintf(out, "  %8llu %5.1f%%  %-40s %s\n",
+			(unsigned long long) v[i]->samples,
+			pct(v[i]->samples, s->samples.in_scope), v[i]->name,
+			base_name(v[i]->dso));
+	free(v);
+
+	/* Where the time really goes, libraries included. */
+	if (!s->opts.verbose)
+		return;
+	v = sorted(all, n, sizeof(*v), by_func_self);
+	fprintf(out, "\nTop functions by self samples (any scope):\n");
+	fprintf(out, "  %8s %6s  %-40s %s\n", "samples", "%", "function", "binary");
+	for (size_t i = 0; i < n && i < s->opts.top && v[i]->self; i++)
+		fprintf(out, "  %8llu %5.1f%%  %-40s %s\n",
+			(unsigned long long) v[i]->self,
+			pct(v[i]->self, s->samples.total), v[i]->name,
+			base_name(v[i]->dso));
+	free(v);
+}
+
+static void
+report_threads(const struct session *s, FILE *out)
+{
+	size_t n, with = 0;
+	struct thread_stats *const *all = thread_stats_all(&n);
+	struct thread_stats **v = sorted(all, n, sizeof(*v), by_thread_samples);
+
+	for (size_t i = 0; i < n; i++)
+		with += v[i]->samples > 0;
+	fprintf(out, "\nThreads: %zu traced, %zu with samples, %zu without\n",
+		n, with, n - with);
+	fprintf(out, "  %7s %8s %8s  %s\n", "tid", "samples", "in-scope", "comm");
+	for (size_t i = 0; i < n && i < s->opts.top; i++)
+		fprintf(out, "  %7d %8llu %8llu  %s\n", (int) v[i]->tid,
+			(unsigned long long) v[i]->samples,
+			(unsigned long long) v[i]->in_scope, v[i]->comm);
+	if (n > s->opts.top)
+		fprintf(out, "  ... %zu more threads\n", n - s->opts.top);
+	free(v);
+}
+
+static void
+report_supervisor(const struct session *s, FILE *out)
+{
+	const struct sampler_stats *st = sampler_stats(s->smp);
+	struct rusage ru;
+	double cpu = 0;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	fprintf(out, "\nSupervisor: %.3f s CPU; %llu perf records; rings peak %u; "
+		"fds %u at start, %u peak, %u at exit; ", cpu,
+		(unsigned long long) st->records, st->rings_peak,
+		s->fds_at_start, s->fds_peak, s->fds_at_exit);
+	if (s->realtime)
+		fprintf(out, "SCHED_FIFO %d\n", s->realtime);
+	else
+		fprintf(out, "normal priority\n");
+}
+
+static void
+report_progress(const struct session *s, FILE *out, double secs)
+{
+	size_t n;
+	struct progress_point *const *v = progress_points(s->progress, &n);
+
+	if (!n) {
+		fprintf(out, "\nNo progress point: mark units of work with CAUSALTOP_PROGRESS "
+			"(causaltop.h) or COZ_PROGRESS (coz.h), or count a location with "
+			"--progress=SPEC, or use --end-to-end.\n");
+		return;
+	}
+	fprintf(out, "\nProgress points:\n");
+	fprintf(out, "  %-32s %-10s %-10s %12s %12s %10s\n", "name", "kind", "source",
+		"arrivals", "count", "per second");
+	for (size_t i = 0; i < n; i++) {
+		char arr[24] = "-";
+
+		if (v[i]->kind == PROGRESS_LATENCY)
+			snprintf(arr, sizeof(arr), "%llu", (unsigned long long) v[i]->arrivals);
+		fprintf(out, "  %-32s %-10s %-10s %12s %12llu %10.1f\n", v[i]->name,
+			v[i]->kind == PROGRESS_LATENCY ? "latency" : "throughput", v[i]->source,
+			arr, (unsigned long long) v[i]->count, secs > 0 ? v[i]->count / secs : 0);
+	}
+	if (s->threads.stray_traps)
+		fprintf(out, "  %llu SIGTRAP(s) of the breakpoint counters themselves kept from "
+			"the program\n", (unsigned long long) s->threads.stray_traps);
+}
+
+void
+report_flat(const struct session *s, FILE *out)
+{
+	double secs = (s->end_ns - s->start_ns) / 1e9;
+
+	fprintf(out, "causaltop: %s %d for %.3f s; sampler %s",
+		s->launched ? "launched" : "attached to", (int) (s->launched ? s->launched : s->opts.pid),
+		secs, sampler_describe(s->smp));
+	if (s->sample_cost_measured)
+		fprintf(out, "; a sample costs %.1f us here", s->sample_cost_ns / 1e3);
+	fputc('\n', out);
+	fprintf(out, "Samples: %llu, %llu in scope (%.1f%%), %llu out of scope, %llu lost, "
+		"%llu unwound with CFI\n",
+		(unsigned long long) s->samples.total,
+		(unsigned long long) s->samples.in_scope,
+		pct(s->samples.in_scope, s->samples.total),
+		(unsigned long long) s->samples.out_of_scope,
+		(unsigned long long) s->samples.lost,
+		(unsigned long long) s->samples.unwound);
+	if (!s->samples.in_scope)
+		fprintf(out, "No sample fell in scope: was the program built with -g, and does "
+			"--binary-scope/--source-scope name its code?\n");
+	report_progress(s, out, secs);
+	if (s->runs.done)
+		fprintf(out, "End-to-end: %u runs, %.3f s mean, %.3f s min, %.3f s max\n",
+			s->runs.done, s->runs.total_ns / 1e9 / s->runs.done,
+			s->runs.min_ns / 1e9, s->runs.max_ns / 1e9);
+	report_lines(s, out);
+	report_funcs(s, out);
+	report_threads(s, out);
+	if (s->opts.verbose)
+		report_supervisor(s, out);
+	fprintf(out, "causaltop: detached from %llu threads (%llu exited while traced)\n",
+		(unsigned long long) s->threads.detached,
+		(unsigned long long) s->threads.exited);
+}

@@ -1,0 +1,93 @@
+/*
+ * Letting go of every thread, never leaving one stopped.
+ *
+ * PTRACE_DETACH only works on a thread in a ptrace-stop (and not on one
+ * restarted with PTRACE_LISTEN).  For the others, PTRACE_INTERRUPT and
+ * detach at whatever stop comes next: the interrupt may be overtaken by
+ * another stop (a signal, an exit event), which does as well.  A thread
+ * detached in group-stop stays stopped, as it would untraced.
+ */
+#include "config.h"
+#include <errno.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "app/session.h"
+#include "base/clock.h"
+#include "base/error_prints.h"
+#include "ptrace/tcb.h"
+#include "ptrace/trace.h"
+#include "ptrace/tracelog.h"
+
+/*
+ * Handle stops until every tcb is detached.  Never hang: a thread that
+ * reports nothing for DETACH_PATIENCE_NS is given up on, and the kernel
+ * detaches it when causaltop exits.
+ */
+#define DETACH_PATIENCE_NS 3000000000ULL
+
+static void
+wait_detached(struct session *s)
+{
+	uint64_t deadline = clock_now_ns() + DETACH_PATIENCE_NS;
+	const struct timespec ms = { 0, 1000000 };
+
+	while (tcb_count()) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+
+		if (tid > 0) {
+			trace_handle_status(s, tid, status);
+			deadline = clock_now_ns() + DETACH_PATIENCE_NS;
+			continue;
+		}
+		if ((tid < 0 && errno != EINTR) || clock_now_ns() > deadline) {
+			if (tid == 0)
+				error_msg("warning: %u threads did not stop to be detached; "
+					  "the kernel detaches them as causaltop exits", tcb_count());
+			while (tcb_first())
+				trace_drop_thread(s, tcb_first());
+			break;
+		}
+		nanosleep(&ms, NULL);
+	}
+}
+
+void
+trace_detach_all(struct session *s)
+{
+	struct tcb *t, *next;
+
+	if (s->detaching)
+		return;
+	s->detaching = true;
+	for (t = tcb_first(); t; t = next) {
+		next = t->next;
+		t->flags |= TCB_DETACH_NEXT;
+		if (t->flags & TCB_STOPPED) {
+			/* Held in a stop by us: pass on what it was stopped with. */
+			if (ptrace(PTRACE_DETACH, t->tid, 0L, (long) t->stop_sig) == 0 ||
+			    errno == ESRCH) {
+				if (t->proc->started)
+					tracelog(t->tid, "+++ detached");
+				s->threads.detached++;
+				trace_drop_thread(s, t);
+			}
+			continue;
+		}
+		/* A first stop is on its way anyway. */
+		if (t->flags & TCB_STARTUP)
+			continue;
+		/*
+		 * Past its exit event, or gone: nothing to detach.  A leader
+		 * that left with pthread_exit() is not even reported until its
+		 * whole group ends, so waiting for it could last forever.
+		 */
+		if ((t->flags & TCB_EXITING) ||
+		    (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0 && errno == ESRCH)) {
+			s->threads.exited++;
+			trace_drop_thread(s, t);
+		}
+	}
+	wait_detached(s);
+}

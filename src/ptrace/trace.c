@@ -1,0 +1,593 @@
+/*
+ * Every wait status of the target, in strace's two steps: next_event()
+ * decodes it into the vocabulary of trace_event.h (and finds the thread's
+ * tcb, allocating one for a thread not seen yet, switching tcbs at an
+ * exec), dispatch_event() acts on it and restarts the thread the way that
+ * keeps the target's behaviour intact:
+ *  - signal-delivery-stop: re-inject the signal;
+ *  - group-stop: PTRACE_LISTEN, which ends the ptrace-stop but not the
+ *    group-stop, so kill -STOP / -CONT behave as if untraced;
+ *  - clone/fork/vfork/exec/exit events and interrupt stops: continue.
+ */
+#include "config.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <inttypes.h>
+#include "app/session.h"
+#include "base/clock.h"
+#include "base/error_prints.h"
+#include "base/procfs.h"
+#include "base/xmalloc.h"
+#include "perf/drain.h"
+#include "perf/probe.h"
+#include "perf/progress.h"
+#include "perf/sampler.h"
+#include "ptrace/tcb.h"
+#include "ptrace/trace.h"
+#include "ptrace/trace_event.h"
+#include "ptrace/tracelog.h"
+#include "sym/symbolizer.h"
+#include "sym/unwind.h"
+
+const char *
+signame(int sig)
+{
+	static char buf[32];
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, sizeof(buf), "SIGRT_%d", sig - SIGRTMIN);
+	else
+		snprintf(buf, sizeof(buf), "%d", sig);
+	return buf;
+}
+
+void
+trace_set_ops(struct session *s, const struct trace_ops *ops, void *ctx)
+{
+	s->trace_ops = ops;
+	s->trace_ctx = ctx;
+}
+
+/* ESRCH is never fatal: the thread may have died under us. */
+static void
+restart(struct tcb *t, int op, int sig)
+{
+	t->flags &= ~TCB_STOPPED;
+	if (ptrace(op, t->tid, 0L, (long) sig) < 0 && errno != ESRCH)
+		perror_msg("ptrace(%s, %d)", op == PTRACE_LISTEN ? "LISTEN" : "CONT",
+			   (int) t->tid);
+}
+
+static void
+open_ring(struct session *s, struct tcb *t)
+{
+	int err;
+
+	if (t->ring || !t->proc->started)
+		return;
+	err = sampler_thread_open(s->smp, t->tid, t, &t->ring);
+	if (!err) {
+		s->ring_opened = true;
+		return;
+	}
+	if (err == -ESRCH)
+		return;
+	/* The first refusal is about permission: nothing can be sampled. */
+	if (!s->ring_opened && (err == -EACCES || err == -EPERM))
+		error_msg_and_die(CT_EXIT_PERF, "cannot sample the target's threads");
+	/* Later ones (EMFILE, ENOMEM) cost this thread's samples only. */
+	error_msg("thread %d will not be sampled%s", (int) t->tid,
+		  err == -EMFILE ? " (out of file descriptors: try --sampler=cpu)" : "");
+}
+
+/*
+ * Whose /proc entry shows the process's maps, fds and exe: the leader's,
+ * unless it has left with pthread_exit() and is a zombie, whose entries
+ * are empty; then any live thread's.
+ */
+static pid_t
+proc_query_pid(struct ctproc *p)
+{
+	if (procfs_state(p->tgid) != 'Z')
+		return p->tgid;
+	for (struct tcb *t = tcb_first(); t; t = t->next)
+		if (t->proc == p && !(t->flags & TCB_EXITING) && t->tid != p->tgid)
+			return t->tid;
+	return p->tgid;
+}
+
+void
+trace_proc_image(struct session *s, struct ctproc *p)
+{
+	/* The first image of the first process names the profile. */
+	if (!s->exe && p->started) {
+		char path[64], buf[4096];
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int) proc_query_pid(p));
+		if ((n = readlink(path, buf, sizeof(buf) - 1)) > 0) {
+			buf[n] = 0;
+			s->exe = xstrdup(buf);
+		}
+	}
+	/* Samples taken on the old image are symbolized against it. */
+	drain_rings(s->smp, s->wake, NULL, DRAIN_IMAGE);
+	unwind_free(p->unw);
+	sym_proc_free(p->sym);
+	p->sym = sym_proc_new(proc_query_pid(p), s->lines, s->scope);
+	p->unw = p->sym ? unwind_new(p->sym, proc_query_pid(p)) : NULL;
+	/* The old image's page went with its close-on-exec fd. */
+	progress_page_close(s->progress, p->page);
+	p->page = NULL;
+	p->page_scan_ns = 0;
+}
+
+void
+trace_progress_poll(struct session *s, struct ctproc *p, uint64_t now)
+{
+	if (!p->started)
+		return;
+	/* Looking through /proc/PID/fd costs more than a poll: not every tick. */
+	if (!p->page && (!now || now >= p->page_scan_ns)) {
+		p->page = progress_page_find(proc_query_pid(p), true, s->launched != 0);
+		p->page_scan_ns = now + 100000000ULL;
+	}
+	progress_page_poll(s->progress, p->page);
+}
+
+/* --progress counters on a thread of the process they are resolved in. */
+void
+trace_probe_open(struct session *s, struct tcb *t)
+{
+	if (!s->probes || t->probe || t->proc->tgid != s->probes_pid)
+		return;
+	probe_thread_open(s->probes, t->tid, &t->probe);
+}
+
+static void
+probe_close(struct session *s, struct tcb *t)
+{
+	if (t->probe)
+		probe_thread_close(s->probes, t->probe);
+	t->probe = NULL;
+}
+
+/*
+ * The image of the process probes follow changed (the launched command's
+ * first exec, or a later one): find the locations again.  Libraries are
+ * not mapped yet at an exec: their probes stay pending until the
+ * mappings appear (PERF_RECORD_MMAP2, then trace_probe_more).
+ */
+static void
+probe_image(struct session *s, struct tcb *t)
+{
+	if (!s->probes || (s->probes_pid && s->probes_pid != t->proc->tgid) ||
+	    (!s->probes_pid && t->proc->tgid != s->launched))
+		return;
+	s->probes_pid = t->proc->tgid;
+	if (probe_resolve(s->probes, s->probes_pid, t->proc->sym, PROBE_RESOLVE_QUIET) < 0)
+		error_msg_and_die(CT_EXIT_SPEC, "cannot count the --progress/--latency locations");
+	probe_close(s, t);
+	trace_probe_open(s, t);
+}
+
+void
+trace_probe_more(struct session *s)
+{
+	struct ctproc *p;
+
+	if (!s->probes || !s->probes_pid || !s->probes_mapped)
+		return;
+	s->probes_mapped = false;
+	p = proc_lookup(s->probes_pid);
+	probe_resolve(s->probes, s->probes_pid, p ? p->sym : NULL,
+		      PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET);
+}
+
+struct tcb *
+trace_new_thread(struct session *s, pid_t tid, struct ctproc *proc)
+{
+	struct tcb *t = tcb_new(tid, proc);
+
+	s->threads.traced++;
+	if (s->detaching)
+		t->flags |= TCB_DETACH_NEXT;
+	procfs_comm(tid, t->stats->comm);
+	if (s->trace_ops)
+		s->trace_ops->thread_new(s->trace_ctx, t, NULL);
+	open_ring(s, t);
+	trace_probe_open(s, t);
+	return t;
+}
+
+void
+trace_drop_thread(struct session *s, struct tcb *t)
+{
+	struct ctproc *p = t->proc;
+
+	if (s->trace_ops)
+		s->trace_ops->thread_gone(s->trace_ctx, t);
+	probe_close(s, t);
+	if (t->ring)
+		sampler_ring_close(s->smp, t->ring);
+	else if (sampler_mode(s->smp) == SAMPLER_CPU)
+		drain_rings(s->smp, s->wake, NULL, DRAIN_GONE);
+	t->ring = NULL;
+	tcb_free(t);
+	if (!p->nthreads) {
+		unwind_free(p->unw);
+		sym_proc_free(p->sym);
+		progress_page_close(s->progress, p->page);
+		proc_free(p);
+	}
+}
+
+/* A process we start tracing: followed (-f) or let go at its first stop. */
+static struct ctproc *
+new_child_proc(struct session *s, pid_t tgid)
+{
+	struct ctproc *p = proc_new(tgid);
+
+	if (s->opts.follow_forks) {
+		p->started = true;
+		trace_proc_image(s, p);
+	}
+	return p;
+}
+
+static struct tcb *
+new_child_thread(struct session *s, struct ctproc *p, pid_t tid)
+{
+	struct tcb *t = trace_new_thread(s, tid, p);
+
+	if (!s->opts.follow_forks && p->tgid == tid && !p->started)
+		t->flags |= TCB_DETACH_NEXT;
+	return t;
+}
+
+/*
+ * A stop from a tid we have no tcb for: a new thread whose first stop
+ * overtook its parent's clone event.  Allocate it on the spot.
+ */
+static struct tcb *
+adopt(struct session *s, pid_t tid)
+{
+	pid_t tgid = procfs_tgid(tid);
+	struct ctproc *p;
+
+	if (tgid <= 0)
+		tgid = tid;
+	p = proc_lookup(tgid);
+	if (!p)
+		p = new_child_proc(s, tgid);
+	return new_child_thread(s, p, tid);
+}
+
+static void
+on_new_child(struct session *s, struct tcb *parent, int event)
+{
+	unsigned long msg = 0;
+	pid_t child, tgid;
+	struct ctproc *p;
+
+	struct tcb *t;
+
+	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0L, &msg) < 0)
+		return;
+	child = (pid_t) msg;
+	t = tcb_lookup(child);
+	tgid = t ? t->proc->tgid : procfs_tgid(child);
+	if (parent->proc->started)
+		tracelog(parent->tid, "+++ %s %d", event == PTRACE_EVENT_CLONE &&
+			 (tgid <= 0 || tgid == parent->proc->tgid) ? "clone" : "fork",
+			 (int) child);
+	/*
+	 * Known: its first stop was handled before this event.  Gone from
+	 * /proc: its first stop came first too, and it has since run, exited
+	 * and been reaped; a tcb made now would wait for it forever (the
+	 * 10,000-thread test hung that way, once in ~30 runs).  A child not
+	 * yet reaped still has its /proc entry, zombie or not.
+	 */
+	if (t || tgid <= 0)
+		return;
+	p = proc_lookup(tgid);
+	if (!p)
+		p = new_child_proc(s, tgid);
+	t = new_child_thread(s, p, child);
+	/* It starts where its parent's delay accounting is. */
+	if (s->trace_ops)
+		s->trace_ops->thread_new(s->trace_ctx, t, parent);
+}
+
+/*
+ * PTRACE_EVENT_EXEC is reported with the thread group id.  If a
+ * non-leader thread exec'ed, it has taken the leader's tid: the old
+ * leader is gone without an exit report, and the execing thread's tcb is
+ * found under its old tid (PTRACE_GETEVENTMSG).  strace's
+ * maybe_switch_tcbs().
+ */
+static struct tcb *
+switch_tcbs(struct session *s, pid_t tid)
+{
+	unsigned long old = tid;
+	struct tcb *t;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &old) < 0)
+		old = tid;
+	if ((pid_t) old != tid) {
+		struct tcb *leader = tcb_lookup(tid);
+		struct tcb *execer = tcb_lookup((pid_t) old);
+
+		if (leader) {
+			tracelog(tid, "+++ superseded by execve in %d +++", (int) old);
+			s->threads.exited++;
+			trace_drop_thread(s, leader);
+		}
+		if (execer)
+			tcb_rename(execer, tid);
+	}
+	t = tcb_lookup(tid);
+	if (!t)
+		t = adopt(s, tid);
+	return t;
+}
+
+/* The process of t, which exec'ed, has a new image. */
+static void
+on_exec(struct session *s, struct tcb *t)
+{
+	t->proc->started = true;
+	trace_proc_image(s, t->proc);
+	procfs_comm(t->tid, t->stats->comm);
+	/* The event survives exec; a launched command gets its first ring here. */
+	open_ring(s, t);
+	probe_image(s, t);
+	tracelog(t->tid, "+++ execve");
+}
+
+static void
+detach_now(struct session *s, struct tcb *t, int sig)
+{
+	if (ptrace(PTRACE_DETACH, t->tid, 0L, (long) sig) < 0 && errno != ESRCH)
+		perror_msg("ptrace(DETACH, %d)", (int) t->tid);
+	if (t->proc->started)
+		tracelog(t->tid, "+++ detached");
+	if (s->detaching)
+		s->threads.detached++;
+	trace_drop_thread(s, t);
+}
+
+static bool
+is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/*
+ * A SIGTRAP sent for a debug exception with no cause in DR6 (si_code
+ * TRAP_BRKPT, what the kernel says of an ICEBP instruction) right at one
+ * of our breakpoint counters is not the program's: a KVM guest raised such
+ * exceptions in bursts (22 in 5*10^7 counted hits of a stress run of
+ * unit-probe, 10 in one run of its target; the untraced target died of
+ * them).  Drop it: the thread resumes at the breakpoint, which fires and
+ * counts (the stress run's counts stayed exact).  An ICEBP (0xf1) just
+ * before the address is the program's own and goes through (x86: the
+ * word's low byte is the one at addr - 1).
+ */
+static bool
+stray_trap(struct session *s, struct tcb *t)
+{
+	siginfo_t si;
+	uint64_t addr;
+	long word;
+
+	if (!t->probe || ptrace(PTRACE_GETSIGINFO, t->tid, 0L, &si) < 0 ||
+	    si.si_code != TRAP_BRKPT)
+		return false;
+	addr = (uintptr_t) si.si_addr;
+	if (!probe_thread_bp_at(t->probe, addr))
+		return false;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *) (uintptr_t) (addr - 1), 0L);
+	if (!errno && (word & 0xff) == 0xf1)
+		return false;
+	s->threads.stray_traps++;
+	debug_msg("trace: %d: SIGTRAP with no cause at breakpoint %#" PRIx64
+		  " dropped", (int) t->tid, addr);
+	return true;
+}
+
+/* One wait status, decoded (next_event) for dispatch_event. */
+struct trace_stop {
+	enum trace_event te;
+	pid_t tid;
+	int status;		/* as waitpid gave it */
+	int sig;		/* a stop's WSTOPSIG */
+	int event;		/* a stop's PTRACE_EVENT_*, 0 for none */
+	struct tcb *t;		/* NULL only for the death of an untraced tid */
+};
+
+/*
+ * Decode the wait status of tid into ev->te, and find its tcb: at a stop
+ * of a thread not seen yet (its first stop overtook its parent's clone
+ * event), allocated on the spot; at an exec, switched (switch_tcbs).
+ */
+static enum trace_event
+next_event(struct session *s, pid_t tid, int status, struct trace_stop *ev)
+{
+	*ev = (struct trace_stop) { .tid = tid, .status = status };
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		ev->t = tcb_lookup(tid);
+		return ev->te = WIFEXITED(status) ? TE_EXITED : TE_SIGNALLED;
+	}
+	if (!WIFSTOPPED(status))
+		return ev->te = TE_NEXT;
+	ev->sig = WSTOPSIG(status);
+	ev->event = (unsigned) status >> 16;
+	if (ev->event == PTRACE_EVENT_EXEC)
+		ev->t = switch_tcbs(s, tid);
+	else if (!(ev->t = tcb_lookup(tid)))
+		ev->t = adopt(s, tid);
+
+	switch (ev->event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		return ev->te = TE_CLONE;
+	case PTRACE_EVENT_EXEC:
+		return ev->te = TE_STOP_BEFORE_EXECVE;
+	case PTRACE_EVENT_EXIT:
+		return ev->te = TE_STOP_BEFORE_EXIT;
+	case PTRACE_EVENT_STOP:
+		if (is_stop_signal(ev->sig))
+			return ev->te = TE_GROUP_STOP;
+		return ev->te = ev->t->flags & TCB_STARTUP ? TE_STARTUP_STOP : TE_INTERRUPT_STOP;
+	case 0:
+		return ev->te = TE_SIGNAL_DELIVERY_STOP;
+	default:
+		return ev->te = TE_OTHER_STOP;
+	}
+}
+
+static void on_death(struct session *, const struct trace_stop *);
+
+/* Act on ev (trace_event.h says what each event means here). */
+static void
+dispatch_event(struct session *s, const struct trace_stop *ev)
+{
+	struct tcb *t = ev->t;
+	pid_t tid = ev->tid;
+	int sig = ev->sig;
+
+	switch (ev->te) {
+	case TE_NEXT:
+		return;
+	case TE_EXITED:
+	case TE_SIGNALLED:
+		on_death(s, ev);
+		return;
+	case TE_STOP_BEFORE_EXECVE:
+		on_exec(s, t);
+		break;
+	default:
+		break;
+	}
+	t->flags &= ~TCB_STARTUP;
+	t->flags |= TCB_STOPPED;
+	debug_msg("trace: %d stop sig %d event %d at %" PRIu64, (int) tid, sig, ev->event,
+		  clock_now_ns() / 1000);
+
+	switch (ev->te) {
+	case TE_CLONE:
+		on_new_child(s, t, ev->event);
+		sig = 0;
+		break;
+	case TE_STOP_BEFORE_EXIT:
+		/*
+		 * Collect its last samples while its mappings still exist, and
+		 * its progress page while its fds do: a short run may end
+		 * before the tick found it.
+		 */
+		t->flags |= TCB_EXITING;
+		drain_rings(s->smp, s->wake, t->ring, DRAIN_EXIT);
+		probe_close(s, t);
+		if (t->tid == t->proc->tgid || t->proc->nthreads == 1)
+			trace_progress_poll(s, t->proc, 0);
+		sig = 0;
+		if (s->trace_ops && !(t->flags & TCB_DETACH_NEXT) &&
+		    s->trace_ops->exit_stop(s->trace_ctx, t, clock_now_ns()))
+			return;
+		break;
+	case TE_GROUP_STOP:
+		/* Stopped anyway: a pause asked for is moot. */
+		if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops)
+			s->trace_ops->pause_cancel(s->trace_ctx, t);
+		if (!(t->flags & TCB_GROUP_STOP) && t->proc->started)
+			tracelog(tid, "--- stopped by %s ---", signame(sig));
+		t->flags |= TCB_GROUP_STOP;
+		if (t->flags & TCB_DETACH_NEXT) {
+			/* Detached in group-stop, it stays stopped. */
+			detach_now(s, t, 0);
+			return;
+		}
+		restart(t, PTRACE_LISTEN, 0);
+		return;
+	case TE_STARTUP_STOP:
+	case TE_INTERRUPT_STOP:
+		/* An interrupt stop, a new thread's first stop, or SIGCONT. */
+		t->flags &= ~TCB_GROUP_STOP;
+		sig = 0;
+		/* Ours, to pay a delay: held there until it is paid. */
+		if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops && !(t->flags & TCB_DETACH_NEXT) &&
+		    s->trace_ops->pause_stop(s->trace_ctx, t, clock_now_ns()))
+			return;
+		break;
+	case TE_SIGNAL_DELIVERY_STOP:
+		/* Pass the signal on unchanged. */
+		if (sig == SIGTRAP && stray_trap(s, t)) {
+			sig = 0;
+			break;
+		}
+		if (t->proc->started)
+			tracelog(tid, "--- %s ---", signame(sig));
+		break;
+	default:
+		sig = 0;
+		break;
+	}
+	if (t->flags & TCB_DETACH_NEXT) {
+		detach_now(s, t, sig);
+		return;
+	}
+	restart(t, PTRACE_CONT, sig);
+}
+
+static void
+on_death(struct session *s, const struct trace_stop *ev)
+{
+	struct tcb *t = ev->t;
+	pid_t tid = ev->tid;
+	int status = ev->status;
+
+	if (tid == s->launched) {
+		s->launched_done = true;
+		s->launched_status = status;
+	}
+	if (!t)
+		return;
+	if (t->proc->started) {
+		if (WIFEXITED(status))
+			tracelog(tid, "+++ exited with %d +++", WEXITSTATUS(status));
+		else
+			tracelog(tid, "+++ killed by %s +++", signame(WTERMSIG(status)));
+	}
+	s->threads.exited++;
+	trace_drop_thread(s, t);
+}
+
+void
+trace_handle_status(struct session *s, pid_t tid, int status)
+{
+	struct trace_stop ev;
+
+	next_event(s, tid, status, &ev);
+	dispatch_event(s, &ev);
+}
+
+void
+trace_reap(struct session *s)
+{
+	int status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+		trace_handle_status(s, tid, status);
+}

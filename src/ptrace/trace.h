@@ -1,0 +1,65 @@
+/*
+ * The ptrace core: start or attach to the target (attach.c), react to
+ * every stop (trace.c), and let every thread go (detach.c).  Threads are
+ * restarted with PTRACE_CONT only, never PTRACE_SYSCALL: per-syscall stops
+ * would dominate the overhead.
+ */
+#ifndef CT_TRACE_H
+# define CT_TRACE_H
+
+# include <stdbool.h>
+# include <stdint.h>
+# include <sys/types.h>
+
+struct session;
+struct tcb;
+struct ctproc;
+
+/*
+ * What the ptrace core tells the layer above it, which it does not call
+ * by name: the experiment engine's accounting of threads, and its pauses
+ * (engine/experiment.h's exp_trace_ops, installed by app/main.c with the
+ * engine as ctx; none without experiments).
+ */
+struct trace_ops {
+	/* A new thread t, created by parent (NULL: not known). */
+	void (*thread_new)(void *ctx, struct tcb *t, struct tcb *parent);
+	/* t is about to be freed. */
+	void (*thread_gone)(void *ctx, struct tcb *t);
+	/* t stopped at its exit event: true if it is held there for now. */
+	bool (*exit_stop)(void *ctx, struct tcb *t, uint64_t now);
+	/* t, with a pause pending, reached an interrupt stop: true if held. */
+	bool (*pause_stop)(void *ctx, struct tcb *t, uint64_t now);
+	/* t will not take the pause asked of it (it entered a group-stop). */
+	void (*pause_cancel)(void *ctx, struct tcb *t);
+};
+/* Install ops (NULL: none) before the first thread is traced. */
+void trace_set_ops(struct session *, const struct trace_ops *, void *ctx);
+
+/* Fork and exec opts.cmd traced from its first instruction; dies on error. */
+void trace_launch(struct session *);
+/* PTRACE_SEIZE every thread of opts.pid; dies (with a diagnosis) on error. */
+void trace_attach(struct session *);
+
+/* Reap and handle every pending wait status (on SIGCHLD). */
+void trace_reap(struct session *);
+/* Handle one wait status of tid. */
+void trace_handle_status(struct session *, pid_t tid, int status);
+
+/* Detach from every thread, leaving none stopped.  Idempotent. */
+void trace_detach_all(struct session *);
+
+/* Shared by attach.c, trace.c and detach.c. */
+struct tcb *trace_new_thread(struct session *, pid_t tid, struct ctproc *proc);
+void trace_drop_thread(struct session *, struct tcb *);
+/* Open the symbolizer for proc's current image (after exec, after attach). */
+void trace_proc_image(struct session *, struct ctproc *);
+const char *signame(int sig);
+/* Open the --progress counters on a new thread, if they apply to it. */
+void trace_probe_open(struct session *, struct tcb *);
+/* Executable mappings appeared: look for probes still pending. */
+void trace_probe_more(struct session *);
+/* Find (rate-limited by now; 0: at once) and poll proc's progress page. */
+void trace_progress_poll(struct session *, struct ctproc *, uint64_t now);
+
+#endif

@@ -25,7 +25,7 @@ struct probe_map {
 };
 
 struct probe_module {
-	Dwfl_Module *mod;
+	Dwfl_Module *mod;	/* the symbolizer's, or out of scope the look's own */
 	char *path;		/* without " (deleted)" */
 	const char *base;	/* into path */
 	uint64_t start;
@@ -40,6 +40,20 @@ struct probe_image {
 	size_t nmaps;
 	struct probe_module *mods;
 	size_t nmods;
+	Dwfl *own;		/* the modules out of binary scope, for this look */
+};
+
+/*
+ * The look's own Dwfl finds separate debug files, as the resolver's did
+ * before it shared the symbolizer's (whose find_debuginfo refuses them
+ * out of binary scope, to keep them out of the supervisor's memory while
+ * it samples): a FILE:LINE or a static function of a library out of scope
+ * may be known only from its -dbg package's file.  What it loads is freed
+ * when the look ends (probe_image_close).
+ */
+static const Dwfl_Callbacks probe_own_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
 /* One instruction a spec matched. */
@@ -96,22 +110,50 @@ probe_read_maps(struct probe_image *img)
 	return 0;
 }
 
+/*
+ * A module of the symbolizer's out of binary scope, reported again in
+ * the look's own Dwfl, with the same name and range (so the same ELF and
+ * load bias).  NULL, and the symbolizer's module is used as it is, for a
+ * deleted file (dwfl_linux_proc_find_elf opens files by name) or when
+ * libdwfl fails.
+ */
+static Dwfl_Module *
+probe_own_module(struct probe_image *img, const char *name, Dwarf_Addr start,
+		 Dwarf_Addr end)
+{
+	if (!name || strstr(name, " (deleted)"))
+		return NULL;
+	if (!img->own) {
+		img->own = dwfl_begin(&probe_own_callbacks);
+		if (!img->own) {
+			debug_msg("dwfl_begin: %s", dwfl_errmsg(-1));
+			return NULL;
+		}
+		dwfl_report_begin(img->own);
+	}
+	return dwfl_report_module(img->own, name, start, end);
+}
+
 /* One of the symbolizer's modules, its path less " (deleted)". */
 static void
-probe_collect_module(void *arg, Dwfl_Module *mod, const char *path)
+probe_collect_module(void *arg, Dwfl_Module *mod, const char *path,
+		     bool in_scope)
 {
 	struct probe_image *img = arg;
 	struct probe_module *m;
-	const char *slash;
-	Dwarf_Addr start = 0;
+	Dwfl_Module *own = NULL;
+	const char *slash, *name;
+	Dwarf_Addr start = 0, end = 0;
 
 	/* Files only: the vDSO has no path for a uprobe, nor debug info. */
 	if (path[0] != '/')
 		return;
-	dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	name = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	if (!in_scope)
+		own = probe_own_module(img, name, start, end);
 	img->mods = xrealloc(img->mods, (img->nmods + 1) * sizeof(*img->mods));
 	m = &img->mods[img->nmods++];
-	m->mod = mod;
+	m->mod = own ? own : mod;
 	m->path = xstrdup(path);
 	slash = strrchr(m->path, '/');
 	m->base = slash + 1;
@@ -141,6 +183,8 @@ probe_image_close(struct probe_image *img)
 	for (size_t i = 0; i < img->nmods; i++)
 		free(img->mods[i].path);
 	free(img->mods);
+	if (img->own)
+		dwfl_end(img->own);
 	free(img->exe);
 	free(img);
 }
@@ -180,6 +224,9 @@ probe_image_open(struct sym_proc *sp, pid_t pid)
 	/* No mappings here: the process is going, and has no modules. */
 	if (img->nmaps)
 		sym_proc_modules(sp, probe_collect_module, img);
+	/* Without a callback, it cannot fail. */
+	if (img->own)
+		dwfl_report_end(img->own, NULL, NULL);
 	if (img->nmods)
 		qsort(img->mods, img->nmods, sizeof(*img->mods),
 		      probe_module_cmp);

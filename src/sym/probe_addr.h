@@ -5,8 +5,11 @@
  * Dwfl (one per process: sym_proc_modules), reread from /proc/PID/maps at
  * each look, and the executable mappings' offsets and inodes from
  * /proc/PID/maps; addresses go through ELF addresses and those file
- * offsets, never through where libdwfl thinks a module starts.  Needs no
- * ptrace stop.  perf/probe.h says when the supervisor resolves.
+ * offsets, never through where libdwfl thinks a module starts.  A module
+ * out of the binary scope, for which the symbolizer opens no separate
+ * debug file, is looked at in a Dwfl of the look's own that does, freed
+ * with the look.  Needs no ptrace stop.  perf/probe.h says when the
+ * supervisor resolves.
  */
 #ifndef CT_PROBE_ADDR_H
 # define CT_PROBE_ADDR_H

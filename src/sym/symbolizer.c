@@ -180,7 +180,9 @@ sym_module_get(const struct sym_proc *sp, Dwfl_Module *mod)
  * symbol tables of both 1 MB.  Out-of-scope function names come from the
  * module's own .symtab or .dynsym then, as on a machine without debug
  * packages.  A module not yet classified (no userdata) is looked up as
- * before.
+ * before.  The probe resolver (probe_addr.c) needs such a file for a
+ * FILE:LINE or a static function of a library out of scope: it reports
+ * those modules again in a Dwfl of its own, freed after each look.
  */
 static int
 sym_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -441,8 +443,9 @@ sym_module_visit(Dwfl_Module *mod, void **userdata, const char *name,
 		 Dwarf_Addr base, void *arg)
 {
 	struct sym_modules_walk *w = arg;
+	const struct sym_module *m = sym_module_get(w->sp, mod);
 
-	w->fn(w->arg, mod, sym_module_get(w->sp, mod)->path);
+	w->fn(w->arg, mod, m->path, m->in_scope);
 	return DWARF_CB_OK;
 }
 

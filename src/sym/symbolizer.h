@@ -64,14 +64,17 @@ struct Dwfl *sym_proc_dwfl(struct sym_proc *);
  * libdwfl error, or an errno value when the maps cannot be read (ESRCH:
  * they are empty), the modules then staying as they were.
  * sym_proc_modules calls fn for each module with its path less
- * " (deleted)" (the vDSO's is "[vdso]"); each is classified first, so
- * that its debug info follows the symbolizer's rule (no separate debug
- * file out of binary scope), whoever asks for it first.
+ * " (deleted)" (the vDSO's is "[vdso]") and whether it is in the binary
+ * scope; each is classified first, so that its debug info in this Dwfl
+ * follows the symbolizer's rule (no separate debug file out of binary
+ * scope), whoever asks for it first.  The resolver looks at a module out
+ * of scope in a Dwfl of its own instead, for the length of one look.
  */
 const char *sym_proc_exe(const struct sym_proc *);
 int sym_proc_refresh(struct sym_proc *);
 struct Dwfl_Module;
-typedef void (*sym_module_fn)(void *arg, struct Dwfl_Module *, const char *path);
+typedef void (*sym_module_fn)(void *arg, struct Dwfl_Module *, const char *path,
+			      bool in_scope);
 void sym_proc_modules(struct sym_proc *, sym_module_fn, void *arg);
 
 /*

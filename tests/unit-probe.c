@@ -18,9 +18,14 @@
  *  (h) a new image after exec: counters retired, addresses re-resolved
  *  (i) a library dlopen'ed later: a pending probe resolved and opened on
  *      the threads already counting
+ *  (j) a library out of the binary scope whose static function and lines
+ *      are only in a separate debug file (.gnu_debuglink): found, and that
+ *      file left closed and out of the symbolizer
  * Parts needing breakpoints or uprobes the kernel refuses are skipped.
  */
 #include "config.h"
+#include <dirent.h>
+#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -44,6 +49,7 @@
 #define K 2000
 #define TARGET PROBE_BUILDDIR "/probetarget"
 #define TARGET_SRC PROBE_SRCDIR "/probetarget.c"
+#define TARGET_DL_SRC PROBE_SRCDIR "/probetarget-dl.c"
 #define TARGET_DL PROBE_BUILDDIR "/libprobetarget-dl.so"
 
 static bool have_bp, have_uprobe;
@@ -231,16 +237,16 @@ close_threads(struct probe_set *ps, struct handles *hs)
 
 /* --- specs --------------------------------------------------------------- */
 
-/* The line of this file marked "PROBE:name". */
+/* The line of src marked "PROBE:name". */
 static int
-marker_line(const char *name)
+marker_line_in(const char *src, const char *name)
 {
 	char pattern[64], buf[512];
-	FILE *f = fopen(TARGET_SRC, "r");
+	FILE *f = fopen(src, "r");
 	int line = 0, found = 0;
 
 	if (!f)
-		die("%s: %s", TARGET_SRC, strerror(errno));
+		die("%s: %s", src, strerror(errno));
 	snprintf(pattern, sizeof(pattern), "PROBE:%s */", name);
 	while (fgets(buf, sizeof(buf), f)) {
 		line++;
@@ -251,8 +257,15 @@ marker_line(const char *name)
 	}
 	fclose(f);
 	if (!found)
-		die("no marker PROBE:%s in %s", name, TARGET_SRC);
+		die("no marker PROBE:%s in %s", name, src);
 	return found;
+}
+
+/* The line of probetarget.c marked "PROBE:name". */
+static int
+marker_line(const char *name)
+{
+	return marker_line_in(TARGET_SRC, name);
 }
 
 static const char *
@@ -640,6 +653,151 @@ case_dlopen(void)
 	printf("ok: dlopen\n");
 }
 
+/* Whether this process has path mapped or open. */
+static bool
+self_has_open(const char *path)
+{
+	char *maps = procfs_maps(getpid()), *cur = maps;
+	struct procfs_map m;
+	bool found = false;
+	struct dirent *e;
+	DIR *d;
+
+	while (maps && !found && procfs_maps_next(&cur, &m))
+		found = !strcmp(m.name, path);
+	free(maps);
+	d = opendir("/proc/self/fd");
+	while (d && !found && (e = readdir(d))) {
+		char link[sizeof("/proc/self/fd/") + sizeof(e->d_name)], target[4096];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			found = !strcmp(target, path);
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* An address in the executable mapping of path in process pid, or 0. */
+static uint64_t
+mapped_code(pid_t pid, const char *path)
+{
+	char *maps = procfs_maps(pid), *cur = maps;
+	struct procfs_map m;
+	uint64_t pc = 0;
+
+	while (maps && !pc && procfs_maps_next(&cur, &m)) {
+		if (m.perms[2] == 'x' && !strcmp(m.name, path))
+			pc = m.start;
+	}
+	free(maps);
+	return pc;
+}
+
+/*
+ * (j): libprobetarget-dl.so with its debug info moved to a separate file
+ * found through its .gnu_debuglink, as Debian's -dbg packages ship it,
+ * and its symbol table stripped: its static dl_step() and its lines are
+ * known from that file only.  Out of the binary scope (the default,
+ * MAIN), the symbolizer never opens that file (design.md); the resolver
+ * must find them all the same, and leave the file closed when it is
+ * done.  warm: the symbolizer has looked at the library first, as
+ * sampling and unwinding do, which libdwfl remembers (no DWARF, a
+ * symbol table without the file's).
+ */
+static void
+case_split_debug(bool warm)
+{
+	const char *label = warm ? "split debug, symbolized first" : "split debug";
+	const char *oc = getenv("OBJCOPY");
+	char dir[] = "/tmp/unit-probe.XXXXXX", lib[64], dbg[80], cmd[1024];
+	char spec[256], line[64];
+	struct probe_set *ps;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	struct handles hs;
+	struct target t;
+	uint64_t want, pc;
+	int rc;
+
+	if (!oc || !*oc)
+		oc = "objcopy";
+	if (!mkdtemp(dir))
+		die("mkdtemp: %s", strerror(errno));
+	snprintf(lib, sizeof(lib), "%s/libprobetarget-dl.so", dir);
+	snprintf(dbg, sizeof(dbg), "%s.debug", lib);
+	snprintf(cmd, sizeof(cmd), "'%s' --only-keep-debug '%s' '%s' && '%s' "
+		 "--strip-all --add-gnu-debuglink='%s' '%s' '%s'", oc, TARGET_DL,
+		 dbg, oc, dbg, TARGET_DL, lib);
+	if (system(cmd)) {
+		printf("SKIP: %s: objcopy could not split %s\n", label, TARGET_DL);
+		unlink(lib);
+		unlink(dbg);
+		rmdir(dir);
+		return;
+	}
+
+	target_start(&t, 8);
+	want = (uint64_t) K * 8;
+	snprintf(cmd, sizeof(cmd), "dlopen %s", lib);
+	target_send(&t, cmd);
+	target_expect(&t, "ok", line, sizeof(line));
+	pc = mapped_code(t.pid, lib);
+	if (!pc)
+		die("%s: %s is not mapped in probetarget", label, lib);
+	sym_proc_maps_changed(t.sym);
+	if (warm) {
+		const struct sym_loc *loc = sym_lookup(t.sym, pc);
+
+		CHECK(!loc->in_scope, "%s: the library is in scope", label);
+		mod = dwfl_addrmodule(sym_proc_dwfl(t.sym), pc);
+		CHECK(mod && !dwfl_module_getdwarf(mod, &bias),
+		      "%s: the symbolizer has the library's DWARF", label);
+	}
+
+	ps = probe_set_new(PROBE_AUTO);
+	probe_add(ps, "libprobetarget-dl.so:dl_step", PROBE_THROUGHPUT, NULL);
+	snprintf(spec, sizeof(spec), "probetarget-dl.c:%d",
+		 marker_line_in(TARGET_DL_SRC, "dl-step"));
+	probe_add(ps, spec, PROBE_THROUGHPUT, NULL);
+	probe_add(ps, "dl_step", PROBE_THROUGHPUT, NULL);
+	rc = probe_resolve(ps, t.pid, t.sym, 0);
+	CHECK(rc == 0, "%s: probe_resolve = %d", label, rc);
+	for (unsigned i = 0; i < 3; i++)
+		CHECK(probe_location(ps, i) &&
+		      strstr(probe_location(ps, i), "libprobetarget-dl.so:0x") &&
+		      strstr(probe_location(ps, i), "(dl_step"),
+		      "%s: %s at %s", label, probe_name(ps, i),
+		      probe_location(ps, i) ? probe_location(ps, i) : "(none)");
+	/* What the look loaded is gone with it; the symbolizer has none. */
+	CHECK(!self_has_open(dbg), "%s: %s still open after the look", label, dbg);
+	sym_proc_maps_changed(t.sym);
+	sym_lookup(t.sym, pc);
+	mod = dwfl_addrmodule(sym_proc_dwfl(t.sym), pc);
+	CHECK(mod && !dwfl_module_getdwarf(mod, &bias),
+	      "%s: the symbolizer has the DWARF of a library out of scope", label);
+	CHECK(!self_has_open(dbg), "%s: %s open by the symbolizer", label, dbg);
+
+	rc = open_threads(ps, t.pid, &hs);
+	CHECK(rc == 0, "%s: probe_thread_open = %d", label, rc);
+	target_go(&t);
+	for (unsigned i = 0; i < 3; i++)
+		CHECK(probe_count(ps, i) == want, "%s: %s: %" PRIu64 ", want %"
+		      PRIu64, label, probe_name(ps, i), probe_count(ps, i), want);
+	close_threads(ps, &hs);
+	probe_set_free(ps);
+	target_stop(&t);
+	unlink(lib);
+	unlink(dbg);
+	rmdir(dir);
+	printf("ok: %s\n", label);
+}
+
 /* What the kernel lets this process open on its own thread. */
 static void
 check_mechanisms(void)
@@ -723,6 +881,8 @@ main(void)
 	case_latency();
 	case_exec(PROBE_AUTO);
 	case_dlopen();
+	case_split_debug(false);
+	case_split_debug(true);
 	if (have_bp && have_uprobe)
 		case_fallback();
 	CHECK(procfs_self_fds() == fds, "fds: %u at start, %u at the end", fds,

@@ -306,7 +306,7 @@ make_experiments(struct session *s)
 	s->wake_mode = s->wake ? "sched_waking" : "syscall";
 	cfg.wake_tracking = s->wake != NULL;
 	cfg.cpu_switches = s->wake && wake_stats(s->wake)->switch_watched;
-	s->exp = exp_new(s, &cfg);
+	s->exp = exp_new(s, &cfg, &exp_sys_real);
 	trace_set_ops(s, &exp_trace_ops, s->exp);
 }
 

@@ -8,8 +8,10 @@
  */
 #include "config.h"
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
@@ -180,7 +182,7 @@ catch_up(struct exp_engine *e)
 {
 	if (!exp_on(e))
 		return;
-	drain_rings(e->s->smp, e->s->wake, NULL, DRAIN_CATCH_UP);
+	e->sys->drain(e->s);
 	exp_apply_events(e);
 }
 
@@ -189,7 +191,7 @@ static void
 exp_thread_new(void *ctx, struct tcb *t, struct tcb *parent)
 {
 	struct exp_engine *e = ctx;
-	uint64_t now = clock_now_ns();
+	uint64_t now = e->sys->now();
 
 	if (parent) {
 		catch_up(e);
@@ -533,7 +535,7 @@ calibrate(struct exp_engine *e, struct tcb *t, uint64_t now)
 {
 	uint64_t ut, n = t->stats->samples, dn, du, sc;
 
-	if (now < t->cal_next_ns || !procfs_task_utime(&t->pf, t->proc->tgid, t->tid, &ut))
+	if (now < t->cal_next_ns || !e->sys->utime(t, &ut))
 		return;
 	if (!t->cal_next_ns) {
 		t->cal_utime = ut;
@@ -565,7 +567,7 @@ exp_update_scales(struct exp_engine *e, uint64_t now)
 			t->hit_scale = 1000;
 			continue;
 		}
-		if (!procfs_task_schedstat(&t->pf, t->proc->tgid, t->tid, &run, &wait, NULL))
+		if (!e->sys->schedstat(t, &run, &wait))
 			continue;
 		if (t->hit_scale && run > t->ss_run + 1000000 && wait >= t->ss_wait) {
 			uint64_t dr = run - t->ss_run, dw = wait - t->ss_wait;
@@ -722,7 +724,7 @@ exp_pay(struct exp_engine *e, uint64_t now)
 			add_ready(e, nready++, t);
 			continue;
 		}
-		st = procfs_task_state(&t->pf, t->proc->tgid, t->tid);
+		st = e->sys->state(t);
 		if (st == 'R' && t->futex_seen_ns) {
 			/* Woken since the look, not sampled yet: it resumed just now. */
 			futex_catch_up(e, t, now);
@@ -746,7 +748,7 @@ exp_pay(struct exp_engine *e, uint64_t now)
 			 * condition, a join), which pays for it: credited.
 			 * Anything else (a sleep, I/O) still owes.
 			 */
-			long nr = procfs_syscall(t->tid);
+			long nr = e->sys->syscall(t);
 
 			if (nr == SYS_FUTEX_NR || nr == SYS_FUTEX_WAITV_NR) {
 				delay_forgive(&e->g, &t->delay, now);
@@ -823,3 +825,68 @@ exp_forgive_all(struct exp_engine *e, uint64_t now)
 		t->futex_seen_ns = 0;
 	}
 }
+
+/* The real system under the engine (experiment.h), installed by app/main.c. */
+static unsigned
+real_cpus_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned) n : 1;
+}
+
+static char
+real_state(struct tcb *t)
+{
+	return procfs_task_state(&t->pf, t->proc->tgid, t->tid);
+}
+
+static bool
+real_schedstat(struct tcb *t, uint64_t *run, uint64_t *wait)
+{
+	return procfs_task_schedstat(&t->pf, t->proc->tgid, t->tid, run, wait, NULL);
+}
+
+static bool
+real_utime(struct tcb *t, uint64_t *ns)
+{
+	return procfs_task_utime(&t->pf, t->proc->tgid, t->tid, ns);
+}
+
+static long
+real_syscall(struct tcb *t)
+{
+	return procfs_syscall(t->tid);
+}
+
+static uint64_t
+real_affinity(struct tcb *t, unsigned ncpus)
+{
+	cpu_set_t set;
+	uint64_t cpus = 0;
+
+	if (sched_getaffinity(t->tid, sizeof(set), &set))
+		return 0;
+	for (unsigned c = 0; c < ncpus; c++)
+		if (CPU_ISSET(c, &set))
+			cpus |= 1ULL << c;
+	return cpus;
+}
+
+static void
+real_drain(struct session *s)
+{
+	drain_rings(s->smp, s->wake, NULL, DRAIN_CATCH_UP);
+}
+
+const struct exp_sys_ops exp_sys_real = {
+	.now = clock_now_ns,
+	.cpus_online = real_cpus_online,
+	.state = real_state,
+	.schedstat = real_schedstat,
+	.utime = real_utime,
+	.syscall = real_syscall,
+	.affinity = real_affinity,
+	.drain = real_drain,
+	.pause = &pause_sys_real,
+};

@@ -59,6 +59,7 @@ struct exp_steer {
 
 struct exp_engine {
 	struct session *s;
+	const struct exp_sys_ops *sys;	/* the clock, /proc, the pauses' kernel */
 	struct exp_config cfg;
 	struct stats *stats;
 	struct pauser *pz;

@@ -22,6 +22,7 @@
 
 struct ct_func;
 struct ct_line;
+struct pause_sys_ops;
 struct session;
 struct stats;
 struct tcb;
@@ -40,9 +41,40 @@ struct exp_config {
 	uint64_t max_len_ns;
 };
 
+/*
+ * What the engine asks of the system, as a table so that its rules run
+ * on a fake clock and scripted threads too (tests/unit-experiment.c):
+ * exp_sys_real is the real one (account.c), installed by app/main.c.
+ * Samples, wake-ups, switches and stops come in through the calls below
+ * (exp_ran, exp_hit, exp_wake, exp_trace_ops); progress through the
+ * session's progress table, which is plain memory.
+ */
+struct exp_sys_ops {
+	/* The clock: base/clock.h's clock_now_ns(). */
+	uint64_t (*now)(void);
+	/* CPUs online (sysconf), at exp_new. */
+	unsigned (*cpus_online)(void);
+	/* t's state letter in its /proc stat (R, S, D...), 0 when gone. */
+	char (*state)(struct tcb *);
+	/* t's schedstat: time run and waiting for a CPU, ns; false when gone. */
+	bool (*schedstat)(struct tcb *, uint64_t *run, uint64_t *wait);
+	/* t's user time (stat's utime), ns; false when gone. */
+	bool (*utime)(struct tcb *, uint64_t *ns);
+	/* The system call t is blocked in (procfs_syscall). */
+	long (*syscall)(struct tcb *);
+	/* The CPUs among 0..ncpus - 1 (< 64) t may run on; 0: unknown. */
+	uint64_t (*affinity)(struct tcb *, unsigned ncpus);
+	/* Read the rings now (drain_rings, DRAIN_CATCH_UP): hits and wake-ups come back. */
+	void (*drain)(struct session *);
+	/* The kernel under the pauses (ptrace/pause.h). */
+	const struct pause_sys_ops *pause;
+};
+extern const struct exp_sys_ops exp_sys_real;
+
 struct exp_engine;
 
-struct exp_engine *exp_new(struct session *, const struct exp_config *);
+struct exp_engine *exp_new(struct session *, const struct exp_config *,
+			   const struct exp_sys_ops *);
 void exp_free(struct exp_engine *);
 struct stats *exp_stats(struct exp_engine *);
 

@@ -20,12 +20,10 @@
  */
 #include "config.h"
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "app/session.h"
-#include "base/clock.h"
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
 #include "calc/stats.h"
@@ -62,11 +60,12 @@ rnd(struct exp_engine *e)
 }
 
 struct exp_engine *
-exp_new(struct session *s, const struct exp_config *cfg)
+exp_new(struct session *s, const struct exp_config *cfg, const struct exp_sys_ops *sys)
 {
 	struct exp_engine *e = xcalloc(1, sizeof(*e));
 
 	e->s = s;
+	e->sys = sys;
 	e->cfg = *cfg;
 	if (!e->cfg.min_len_ns)
 		e->cfg.min_len_ns = 200000000ULL;
@@ -75,10 +74,9 @@ exp_new(struct session *s, const struct exp_config *cfg)
 	e->len_ns = e->cfg.min_len_ns;
 	e->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
 	e->stats = stats_new();
-	e->pz = pause_new(s, &e->g, cfg->cpu_switches);
+	e->pz = pause_new(s, &e->g, cfg->cpu_switches, sys->pause);
 	e->steer.focus_hi = 100;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	e->ncpus = n > 0 ? (unsigned) n : 1;
+	e->ncpus = sys->cpus_online();
 	e->cpu_scale = 1000;
 	e->self = getpid();
 	e->online_mask = e->ncpus < 64 ? (1ULL << e->ncpus) - 1 : 0;
@@ -363,16 +361,8 @@ next_level(struct exp_engine *e, unsigned target)
 static void
 read_affinity(struct exp_engine *e)
 {
-	cpu_set_t set;
-
-	for (struct tcb *t = tcb_first(); t; t = t->next) {
-		t->cpus = 0;
-		if (!e->online_mask || sched_getaffinity(t->tid, sizeof(set), &set))
-			continue;
-		for (unsigned c = 0; c < e->ncpus; c++)
-			if (CPU_ISSET(c, &set))
-				t->cpus |= 1ULL << c;
-	}
+	for (struct tcb *t = tcb_first(); t; t = t->next)
+		t->cpus = e->online_mask ? e->sys->affinity(t, e->ncpus) : 0;
 }
 
 static void
@@ -522,7 +512,7 @@ void
 exp_finish(struct exp_engine *e)
 {
 	/* A partial experiment is dropped: the end of a run is not a sample. */
-	exp_forgive_all(e, clock_now_ns());
+	exp_forgive_all(e, e->sys->now());
 	e->state = ST_IDLE;
 	e->nwk = 0;
 	e->nhit = 0;

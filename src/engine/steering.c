@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app/session.h"
-#include "base/clock.h"
 #include "base/xmalloc.h"
 #include "calc/stats.h"
 #include "engine/exp_engine.h"
@@ -53,7 +52,7 @@ exp_steer_skips(const struct exp_engine *e, unsigned target)
 static void
 steer_drop(struct exp_engine *e)
 {
-	uint64_t now = clock_now_ns();
+	uint64_t now = e->sys->now();
 
 	if (exp_on(e)) {
 		exp_forgive_all(e, now);

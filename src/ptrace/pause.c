@@ -33,6 +33,7 @@ struct pauser {
 	struct settle *settling;	/* restarted, restart wait not yet known */
 	size_t nsettle, settle_cap;
 	bool switches;			/* threads' switches out are followed */
+	const struct pause_sys_ops *sys;	/* the kernel */
 	struct pause_stats st;
 };
 
@@ -114,7 +115,7 @@ arm_for(struct pauser *pz, uint64_t deadline)
 	if (pz->armed && pz->armed <= deadline)
 		return;
 	pz->armed = deadline;
-	now = clock_now_ns();
+	now = pz->sys->now();
 	/* A one-shot relative timer; 0 would disarm it, so at least 1 ns. */
 	evloop_timer_arm(pz->timer, deadline > now ? deadline - now : 1, 0);
 }
@@ -128,16 +129,16 @@ unlist(struct pauser *pz, size_t i)
 }
 
 static bool
-schedstat(struct tcb *t, uint64_t *run, uint64_t *wait, uint64_t *slices)
+schedstat(struct pauser *pz, struct tcb *t, uint64_t *run, uint64_t *wait, uint64_t *slices)
 {
-	return procfs_task_schedstat(&t->pf, t->proc->tgid, t->tid, run, wait, slices);
+	return pz->sys->schedstat(t, run, wait, slices);
 }
 
 static void
-clock_close(int *fd)
+clock_close(struct pauser *pz, int *fd)
 {
 	if (*fd >= 0)
-		close(*fd);
+		pz->sys->clock_close(*fd);
 	*fd = -1;
 }
 
@@ -147,12 +148,12 @@ clock_close(int *fd)
  * is stopped.
  */
 static uint64_t
-stop_lag(struct tcb *t, uint64_t now, uint64_t held, uint64_t *run, uint64_t *wait,
-	 uint64_t *slices)
+stop_lag(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t held, uint64_t *run,
+	 uint64_t *wait, uint64_t *slices)
 {
 	uint64_t waited, stopped;
 
-	if (!t->pause_ask_ns || !schedstat(t, run, wait, slices))
+	if (!t->pause_ask_ns || !schedstat(pz, t, run, wait, slices))
 		return 0;
 	if (*wait < t->pause_wait0)
 		return 0;
@@ -176,7 +177,7 @@ settle_add(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t run, uint64_
 	}
 	pz->settling[pz->nsettle++] = (struct settle) {
 		.t = t, .cont_ns = now, .run = run, .wait = wait, .slices = slices,
-		.ran = t->pause_clock >= 0 ? perf_sys_count(t->pause_clock) : 0,
+		.ran = t->pause_clock >= 0 ? pz->sys->clock_count(t->pause_clock) : 0,
 		.clock = t->pause_clock,
 	};
 	t->pause_clock = -1;
@@ -194,10 +195,10 @@ enum restart { RESTART_NOT_YET, RESTART_DROP, RESTART_MEASURED, RESTART_UNKNOWN 
  * PAUSE_SETTLE_TRUST_NS, all but that run was the restart.
  */
 static enum restart
-restart_by_clock(struct settle *e, uint64_t since, uint64_t wait, uint64_t slices,
-		 uint64_t *lag)
+restart_by_clock(struct pauser *pz, struct settle *e, uint64_t since, uint64_t wait,
+		 uint64_t slices, uint64_t *lag)
 {
-	uint64_t ran = perf_sys_count(e->clock);
+	uint64_t ran = pz->sys->clock_count(e->clock);
 
 	if (ran < e->ran)
 		return RESTART_DROP;
@@ -206,7 +207,7 @@ restart_by_clock(struct settle *e, uint64_t since, uint64_t wait, uint64_t slice
 		return since > PAUSE_SETTLE_MAX_NS ? RESTART_DROP : RESTART_NOT_YET;
 	if (ran && slices == e->slices + 1 && since <= PAUSE_SETTLE_TRUST_NS &&
 	    since >= ran + (wait - e->wait) &&
-	    procfs_task_state(&e->t->pf, e->t->proc->tgid, e->t->tid) == 'R') {
+	    pz->sys->state(e->t) == 'R') {
 		*lag = since - ran;
 		return RESTART_MEASURED;
 	}
@@ -258,13 +259,13 @@ settle_one(struct pauser *pz, size_t i, uint64_t now)
 		run = e->end_run;
 		wait = e->wait;
 		slices = e->slices + 1;
-	} else if (!schedstat(e->t, &run, &wait, &slices) || wait < e->wait ||
+	} else if (!schedstat(pz, e->t, &run, &wait, &slices) || wait < e->wait ||
 		   slices < e->slices) {
 		return true;
 	}
 	e->seen_slices = slices;
 	r = pz->switches ? restart_by_switch(e, now, run, slices, &lag) :
-			   restart_by_clock(e, since, wait, slices, &lag);
+			   restart_by_clock(pz, e, since, wait, slices, &lag);
 	if (r == RESTART_NOT_YET)
 		return false;
 	if (r == RESTART_DROP)
@@ -292,7 +293,7 @@ settle_one(struct pauser *pz, size_t i, uint64_t now)
 static void
 settle_remove(struct pauser *pz, size_t i)
 {
-	clock_close(&pz->settling[i].clock);
+	clock_close(pz, &pz->settling[i].clock);
 	pz->settling[i] = pz->settling[--pz->nsettle];
 }
 
@@ -380,15 +381,14 @@ resume(struct pauser *pz, struct tcb *t, uint64_t now)
 	uint64_t run = 0, wait = 0, slices = 0, lag;
 
 	/* Stopped, its counts stand still: read them before the restart. */
-	lag = stop_lag(t, now, got, &run, &wait, &slices);
+	lag = stop_lag(pz, t, now, got, &run, &wait, &slices);
 	if (pz->nsettle)
 		settle_at_stop(pz, t, now, run, slices);
 	if (t->pause_ask_ns && slices && (pz->switches || t->pause_clock >= 0))
 		settle_add(pz, t, now, run, wait, slices);
-	clock_close(&t->pause_clock);
+	clock_close(pz, &t->pause_clock);
 	t->flags &= ~(TCB_PAUSED | TCB_STOPPED);
-	if (ptrace(PTRACE_CONT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
-		perror_msg("ptrace(CONT, %d)", (int) t->tid);
+	pz->sys->cont(t);
 	delay_paid(pz->g, &t->delay, now, got + lag);
 	pz->st.stop_lag_ns += lag;
 	pz->st.held_ns += got;
@@ -399,13 +399,11 @@ resume(struct pauser *pz, struct tcb *t, uint64_t now)
 		 (unsigned long) (got / 1000), (unsigned long) (want / 1000));
 }
 
-static void
-on_timer(struct ev_handler *h, uint32_t events)
+void
+pause_expire(struct pauser *pz, uint64_t now)
 {
-	struct pauser *pz = (struct pauser *) h;
-	uint64_t now = clock_now_ns(), next = 0;
+	uint64_t next = 0;
 
-	evloop_timer_ack(pz->timer);
 	pz->armed = 0;
 	pause_settle(pz, now);
 	for (size_t i = 0; i < pz->n;) {
@@ -428,14 +426,25 @@ on_timer(struct ev_handler *h, uint32_t events)
 		arm_for(pz, next);
 }
 
+static void
+on_timer(struct ev_handler *h, uint32_t events)
+{
+	struct pauser *pz = (struct pauser *) h;
+
+	evloop_timer_ack(pz->timer);
+	pause_expire(pz, pz->sys->now());
+}
+
 struct pauser *
-pause_new(struct session *s, struct delay_global *g, bool switches)
+pause_new(struct session *s, struct delay_global *g, bool switches,
+	  const struct pause_sys_ops *sys)
 {
 	struct pauser *pz = xcalloc(1, sizeof(*pz));
 
 	pz->s = s;
 	pz->g = g;
 	pz->switches = switches;
+	pz->sys = sys;
 	pz->h.fn = on_timer;
 	pz->timer = evloop_timer_new();
 	evloop_add(s->ev, pz->timer, EPOLLIN, &pz->h);
@@ -464,16 +473,16 @@ pause_request(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 	if (pz->nsettle)
 		settle_at_request(pz, t, now);
 	/* The clock first: it must count all the run after the ask. */
-	clock_close(&t->pause_clock);
+	clock_close(pz, &t->pause_clock);
 	if (!pz->switches)
-		t->pause_clock = perf_sys_task_clock(t->tid);
-	t->pause_ask_ns = clock_now_ns();
-	if (!schedstat(t, NULL, &t->pause_wait0, NULL))
+		t->pause_clock = pz->sys->clock_open(t);
+	t->pause_ask_ns = pz->sys->now();
+	if (!schedstat(pz, t, NULL, &t->pause_wait0, NULL))
 		t->pause_ask_ns = 0;
-	if (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) < 0) {
+	if (!pz->sys->interrupt(t)) {
 		if (errno != ESRCH)
 			perror_msg("ptrace(INTERRUPT, %d)", (int) t->tid);
-		clock_close(&t->pause_clock);
+		clock_close(pz, &t->pause_clock);
 		return false;
 	}
 	t->flags |= TCB_PAUSE_PENDING;
@@ -491,7 +500,7 @@ pause_hold(struct pauser *pz, struct tcb *t, uint64_t ns, uint64_t now)
 	t->pause_req_ns = now;
 	t->pause_until_ns = now + ns;
 	t->pause_ask_ns = 0;	/* stopped already: no lag to measure */
-	clock_close(&t->pause_clock);
+	clock_close(pz, &t->pause_clock);
 	list_add(pz, t);
 	pz->st.held++;
 	arm_for(pz, t->pause_until_ns);
@@ -544,14 +553,15 @@ signal_pending(pid_t tid)
  * Where the interrupt found t: true if inside a blocking system call (it
  * was not running, so holding it would pay nothing).  An epoll_wait that
  * our interrupt made fail is set back to the syscall instruction, as the
- * kernel does itself for the calls it restarts.
+ * kernel does itself for the calls it restarts (*rewound).
  */
 static bool
-stopped_in_syscall(struct pauser *pz, struct tcb *t)
+stopped_in_syscall(struct tcb *t, bool *rewound)
 {
 	struct user_regs_struct r;
 	long rax;
 
+	*rewound = false;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0L, &r) < 0)
 		return false;
 	if ((long) r.orig_rax < 0)
@@ -564,7 +574,7 @@ stopped_in_syscall(struct pauser *pz, struct tcb *t)
 		r.rax = r.orig_rax;
 		r.rip -= 2;
 		if (ptrace(PTRACE_SETREGS, t->tid, 0L, &r) == 0) {
-			pz->st.rewound++;
+			*rewound = true;
 			return true;
 		}
 	}
@@ -572,8 +582,9 @@ stopped_in_syscall(struct pauser *pz, struct tcb *t)
 }
 #else
 static bool
-stopped_in_syscall(struct pauser *pz, struct tcb *t)
+stopped_in_syscall(struct tcb *t, bool *rewound)
 {
+	*rewound = false;
 	return false;
 }
 #endif
@@ -581,12 +592,15 @@ stopped_in_syscall(struct pauser *pz, struct tcb *t)
 bool
 pause_on_stop(struct pauser *pz, struct tcb *t, uint64_t now)
 {
+	bool rewound;
+
 	t->flags &= ~TCB_PAUSE_PENDING;
 	if (pz->s->detaching || !t->pause_until_ns) {
 		pause_forget(pz, t);
 		return false;
 	}
-	if (stopped_in_syscall(pz, t)) {
+	if (pz->sys->in_syscall(t, &rewound)) {
+		pz->st.rewound += rewound;
 		pz->st.in_syscall++;
 		t->flags |= TCB_BLOCKED;
 		pause_forget(pz, t);
@@ -618,7 +632,7 @@ void
 pause_forget(struct pauser *pz, struct tcb *t)
 {
 	t->flags &= ~(TCB_PAUSE_PENDING | TCB_PAUSED);
-	clock_close(&t->pause_clock);
+	clock_close(pz, &t->pause_clock);
 	for (size_t i = 0; i < pz->nsettle;)
 		if (pz->settling[i].t == t)
 			settle_remove(pz, i);
@@ -634,7 +648,7 @@ pause_forget(struct pauser *pz, struct tcb *t)
 void
 pause_release_all(struct pauser *pz)
 {
-	uint64_t now = clock_now_ns();
+	uint64_t now = pz->sys->now();
 
 	for (size_t i = 0; i < pz->n;) {
 		struct tcb *t = pz->held[i];
@@ -663,3 +677,53 @@ pause_stats(const struct pauser *pz)
 {
 	return &pz->st;
 }
+
+/* The kernel's side of the pauses. */
+static bool
+real_interrupt(struct tcb *t)
+{
+	return ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) == 0;
+}
+
+static void
+real_cont(struct tcb *t)
+{
+	if (ptrace(PTRACE_CONT, t->tid, 0L, 0L) < 0 && errno != ESRCH)
+		perror_msg("ptrace(CONT, %d)", (int) t->tid);
+}
+
+static bool
+real_schedstat(struct tcb *t, uint64_t *run, uint64_t *wait, uint64_t *slices)
+{
+	return procfs_task_schedstat(&t->pf, t->proc->tgid, t->tid, run, wait, slices);
+}
+
+static char
+real_state(struct tcb *t)
+{
+	return procfs_task_state(&t->pf, t->proc->tgid, t->tid);
+}
+
+static int
+real_clock_open(struct tcb *t)
+{
+	return perf_sys_task_clock(t->tid);
+}
+
+static void
+real_clock_close(int fd)
+{
+	close(fd);
+}
+
+const struct pause_sys_ops pause_sys_real = {
+	.now = clock_now_ns,
+	.interrupt = real_interrupt,
+	.cont = real_cont,
+	.in_syscall = stopped_in_syscall,
+	.schedstat = real_schedstat,
+	.state = real_state,
+	.clock_open = real_clock_open,
+	.clock_count = perf_sys_count,
+	.clock_close = real_clock_close,
+};

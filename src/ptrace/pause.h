@@ -37,13 +37,46 @@ struct pause_stats {
 	uint64_t restart_measured_ns;	/* the sum of those */
 };
 
+/*
+ * What the pauser asks of the kernel, as a table so that its rules run
+ * on a scripted kernel too (tests/unit-pause.c, tests/unit-experiment.c).
+ * pause_sys_real is the kernel's: app/main.c installs it, through the
+ * engine's table (engine/experiment.h, exp_sys_real).
+ */
+struct pause_sys_ops {
+	/* The clock: base/clock.h's clock_now_ns(). */
+	uint64_t (*now)(void);
+	/* PTRACE_INTERRUPT t; false with errno set if it failed. */
+	bool (*interrupt)(struct tcb *);
+	/* PTRACE_CONT t, no signal (a thread gone is not an error). */
+	void (*cont)(struct tcb *);
+	/*
+	 * Where t's interrupt stop found it: true if inside a blocking
+	 * system call (a restart code), or in an epoll_wait that the
+	 * interrupt made fail, set back to its syscall instruction
+	 * (*rewound then).
+	 */
+	bool (*in_syscall)(struct tcb *, bool *rewound);
+	/* procfs_task_schedstat() of t (run and slices may be NULL). */
+	bool (*schedstat)(struct tcb *, uint64_t *run, uint64_t *wait, uint64_t *slices);
+	/* procfs_task_state() of t. */
+	char (*state)(struct tcb *);
+	/* A task-clock counter on t (perf_sys_task_clock), or -1; its count; close it. */
+	int (*clock_open)(struct tcb *);
+	uint64_t (*clock_count)(int fd);
+	void (*clock_close)(int fd);
+};
+extern const struct pause_sys_ops pause_sys_real;
+
 struct pauser;
 
 /*
  * Credits paid delays against g.  switches: the engine follows context
  * switches, and keeps each thread's last switch out (tcb's out_ns).
+ * sys: the kernel (pause_sys_real).
  */
-struct pauser *pause_new(struct session *, struct delay_global *g, bool switches);
+struct pauser *pause_new(struct session *, struct delay_global *g, bool switches,
+			 const struct pause_sys_ops *sys);
 void pause_free(struct pauser *);
 
 /* t left its CPU at time (a switch record): ends a restart's first run. */
@@ -72,6 +105,11 @@ void pause_forget(struct pauser *, struct tcb *);
  * restart cost them beyond the hold (pause.c): on every tick.
  */
 void pause_settle(struct pauser *, uint64_t now);
+/*
+ * The pauser's timer went off at now: settle, and restart every held
+ * thread whose hold ends by then (give or take PAUSE_SLACK_NS).
+ */
+void pause_expire(struct pauser *, uint64_t now);
 /* Restart every held thread now (end of an experiment, detach); the
    restart waits still to be measured are forgotten. */
 void pause_release_all(struct pauser *);

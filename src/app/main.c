@@ -580,6 +580,7 @@ main(int argc, char **argv)
 		exit(CT_EXIT_PERF);
 
 	s.ev = evloop_new();
+	trace_set_sys(&s, &trace_sys_real);
 	make_experiments(&s);
 	the_tui = open_tui(&s);
 	the_session = &s;

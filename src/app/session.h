@@ -22,6 +22,7 @@ struct progress_table;
 struct sampler;
 struct scope;
 struct trace_ops;
+struct trace_sys_ops;
 struct wake;
 
 struct session {
@@ -40,6 +41,7 @@ struct session {
 	struct exp_engine *exp;		/* NULL with --no-experiments */
 	const struct trace_ops *trace_ops;	/* trace_set_ops; NULL: none */
 	void *trace_ctx;
+	const struct trace_sys_ops *trace_sys;	/* trace_set_sys: the kernel */
 	struct wake *wake;		/* wake-up tracker, NULL if none */
 	const char *wake_mode;		/* "sched_waking" or "syscall" */
 	uint64_t tick_ns;		/* current tick period */

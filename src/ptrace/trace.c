@@ -56,12 +56,24 @@ trace_set_ops(struct session *s, const struct trace_ops *ops, void *ctx)
 	s->trace_ctx = ctx;
 }
 
+void
+trace_set_sys(struct session *s, const struct trace_sys_ops *sys)
+{
+	s->trace_sys = sys;
+}
+
+static long
+sys_ptrace(struct session *s, int request, pid_t tid, void *addr, void *data)
+{
+	return s->trace_sys->ptrace(request, tid, addr, data);
+}
+
 /* ESRCH is never fatal: the thread may have died under us. */
 static void
-restart(struct tcb *t, int op, int sig)
+restart(struct session *s, struct tcb *t, int op, int sig)
 {
 	t->flags &= ~TCB_STOPPED;
-	if (ptrace(op, t->tid, 0L, (long) sig) < 0 && errno != ESRCH)
+	if (sys_ptrace(s, op, t->tid, NULL, (void *) (long) sig) < 0 && errno != ESRCH)
 		perror_msg("ptrace(%s, %d)", op == PTRACE_LISTEN ? "LISTEN" : "CONT",
 			   (int) t->tid);
 }
@@ -119,7 +131,7 @@ trace_proc_image(struct session *s, struct ctproc *p)
 		}
 	}
 	/* Samples taken on the old image are symbolized against it. */
-	drain_rings(s->smp, s->wake, NULL, DRAIN_IMAGE);
+	s->trace_sys->drain(s, NULL, DRAIN_IMAGE);
 	unwind_free(p->unw);
 	sym_proc_free(p->sym);
 	p->sym = sym_proc_new(proc_query_pid(p), s->lines, s->scope);
@@ -218,8 +230,8 @@ trace_drop_thread(struct session *s, struct tcb *t)
 	probe_close(s, t);
 	if (t->ring)
 		sampler_ring_close(s->smp, t->ring);
-	else if (sampler_mode(s->smp) == SAMPLER_CPU)
-		drain_rings(s->smp, s->wake, NULL, DRAIN_GONE);
+	else if (s->smp && sampler_mode(s->smp) == SAMPLER_CPU)	/* no sampler: unit-trace */
+		s->trace_sys->drain(s, NULL, DRAIN_GONE);
 	t->ring = NULL;
 	tcb_free(t);
 	if (!p->nthreads) {
@@ -280,7 +292,7 @@ on_new_child(struct session *s, struct tcb *parent, int event)
 
 	struct tcb *t;
 
-	if (ptrace(PTRACE_GETEVENTMSG, parent->tid, 0L, &msg) < 0)
+	if (sys_ptrace(s, PTRACE_GETEVENTMSG, parent->tid, NULL, &msg) < 0)
 		return;
 	child = (pid_t) msg;
 	t = tcb_lookup(child);
@@ -320,7 +332,7 @@ switch_tcbs(struct session *s, pid_t tid)
 	unsigned long old = tid;
 	struct tcb *t;
 
-	if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, &old) < 0)
+	if (sys_ptrace(s, PTRACE_GETEVENTMSG, tid, NULL, &old) < 0)
 		old = tid;
 	if ((pid_t) old != tid) {
 		struct tcb *leader = tcb_lookup(tid);
@@ -356,7 +368,7 @@ on_exec(struct session *s, struct tcb *t)
 static void
 detach_now(struct session *s, struct tcb *t, int sig)
 {
-	if (ptrace(PTRACE_DETACH, t->tid, 0L, (long) sig) < 0 && errno != ESRCH)
+	if (sys_ptrace(s, PTRACE_DETACH, t->tid, NULL, (void *) (long) sig) < 0 && errno != ESRCH)
 		perror_msg("ptrace(DETACH, %d)", (int) t->tid);
 	if (t->proc->started)
 		tracelog(t->tid, "+++ detached");
@@ -389,14 +401,14 @@ stray_trap(struct session *s, struct tcb *t)
 	uint64_t addr;
 	long word;
 
-	if (!t->probe || ptrace(PTRACE_GETSIGINFO, t->tid, 0L, &si) < 0 ||
+	if (!t->probe || sys_ptrace(s, PTRACE_GETSIGINFO, t->tid, NULL, &si) < 0 ||
 	    si.si_code != TRAP_BRKPT)
 		return false;
 	addr = (uintptr_t) si.si_addr;
 	if (!probe_thread_bp_at(t->probe, addr))
 		return false;
 	errno = 0;
-	word = ptrace(PTRACE_PEEKTEXT, t->tid, (void *) (uintptr_t) (addr - 1), 0L);
+	word = sys_ptrace(s, PTRACE_PEEKTEXT, t->tid, (void *) (uintptr_t) (addr - 1), NULL);
 	if (!errno && (word & 0xff) == 0xf1)
 		return false;
 	s->threads.stray_traps++;
@@ -405,22 +417,12 @@ stray_trap(struct session *s, struct tcb *t)
 	return true;
 }
 
-/* One wait status, decoded (next_event) for dispatch_event. */
-struct trace_stop {
-	enum trace_event te;
-	pid_t tid;
-	int status;		/* as waitpid gave it */
-	int sig;		/* a stop's WSTOPSIG */
-	int event;		/* a stop's PTRACE_EVENT_*, 0 for none */
-	struct tcb *t;		/* NULL only for the death of an untraced tid */
-};
-
 /*
  * Decode the wait status of tid into ev->te, and find its tcb: at a stop
  * of a thread not seen yet (its first stop overtook its parent's clone
  * event), allocated on the spot; at an exec, switched (switch_tcbs).
  */
-static enum trace_event
+enum trace_event
 next_event(struct session *s, pid_t tid, int status, struct trace_stop *ev)
 {
 	*ev = (struct trace_stop) { .tid = tid, .status = status };
@@ -460,7 +462,7 @@ next_event(struct session *s, pid_t tid, int status, struct trace_stop *ev)
 static void on_death(struct session *, const struct trace_stop *);
 
 /* Act on ev (trace_event.h says what each event means here). */
-static void
+void
 dispatch_event(struct session *s, const struct trace_stop *ev)
 {
 	struct tcb *t = ev->t;
@@ -483,7 +485,7 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 	t->flags &= ~TCB_STARTUP;
 	t->flags |= TCB_STOPPED;
 	debug_msg("trace: %d stop sig %d event %d at %" PRIu64, (int) tid, sig, ev->event,
-		  clock_now_ns() / 1000);
+		  s->trace_sys->now() / 1000);
 
 	switch (ev->te) {
 	case TE_CLONE:
@@ -497,13 +499,13 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		 * before the tick found it.
 		 */
 		t->flags |= TCB_EXITING;
-		drain_rings(s->smp, s->wake, t->ring, DRAIN_EXIT);
+		s->trace_sys->drain(s, t->ring, DRAIN_EXIT);
 		probe_close(s, t);
 		if (t->tid == t->proc->tgid || t->proc->nthreads == 1)
 			trace_progress_poll(s, t->proc, 0);
 		sig = 0;
 		if (s->trace_ops && !(t->flags & TCB_DETACH_NEXT) &&
-		    s->trace_ops->exit_stop(s->trace_ctx, t, clock_now_ns()))
+		    s->trace_ops->exit_stop(s->trace_ctx, t, s->trace_sys->now()))
 			return;
 		break;
 	case TE_GROUP_STOP:
@@ -518,7 +520,7 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 			detach_now(s, t, 0);
 			return;
 		}
-		restart(t, PTRACE_LISTEN, 0);
+		restart(s, t, PTRACE_LISTEN, 0);
 		return;
 	case TE_STARTUP_STOP:
 	case TE_INTERRUPT_STOP:
@@ -527,7 +529,7 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		sig = 0;
 		/* Ours, to pay a delay: held there until it is paid. */
 		if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops && !(t->flags & TCB_DETACH_NEXT) &&
-		    s->trace_ops->pause_stop(s->trace_ctx, t, clock_now_ns()))
+		    s->trace_ops->pause_stop(s->trace_ctx, t, s->trace_sys->now()))
 			return;
 		break;
 	case TE_SIGNAL_DELIVERY_STOP:
@@ -547,7 +549,7 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		detach_now(s, t, sig);
 		return;
 	}
-	restart(t, PTRACE_CONT, sig);
+	restart(s, t, PTRACE_CONT, sig);
 }
 
 static void
@@ -591,3 +593,22 @@ trace_reap(struct session *s)
 	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
 		trace_handle_status(s, tid, status);
 }
+
+/* The kernel's side (trace_sys_ops). */
+static long
+real_ptrace(int request, pid_t tid, void *addr, void *data)
+{
+	return ptrace((enum __ptrace_request) request, tid, addr, data);
+}
+
+static void
+real_drain(struct session *s, struct sampler_ring *only, enum drain_why why)
+{
+	drain_rings(s->smp, s->wake, only, why);
+}
+
+const struct trace_sys_ops trace_sys_real = {
+	.now = clock_now_ns,
+	.ptrace = real_ptrace,
+	.drain = real_drain,
+};

@@ -10,8 +10,10 @@
 # include <stdbool.h>
 # include <stdint.h>
 # include <sys/types.h>
+# include "perf/drain.h"
 
 struct session;
+struct sampler_ring;
 struct tcb;
 struct ctproc;
 
@@ -35,6 +37,24 @@ struct trace_ops {
 };
 /* Install ops (NULL: none) before the first thread is traced. */
 void trace_set_ops(struct session *, const struct trace_ops *, void *ctx);
+
+/*
+ * What trace.c asks of the kernel and of the rings, as a table so that
+ * next_event() and dispatch_event() (trace_event.h) run on scripted wait
+ * statuses too (tests/unit-trace.c).  trace_sys_real is the kernel's,
+ * installed by app/main.c before anything is traced (trace_set_sys).
+ * attach.c and detach.c call the kernel themselves.
+ */
+struct trace_sys_ops {
+	/* The clock: base/clock.h's clock_now_ns(). */
+	uint64_t (*now)(void);
+	/* ptrace(2): -1 with errno set on failure (PEEKTEXT: errno tells). */
+	long (*ptrace)(int request, pid_t tid, void *addr, void *data);
+	/* drain_rings(s->smp, s->wake, only, why) (perf/drain.h). */
+	void (*drain)(struct session *, struct sampler_ring *only, enum drain_why why);
+};
+extern const struct trace_sys_ops trace_sys_real;
+void trace_set_sys(struct session *, const struct trace_sys_ops *);
 
 /* Fork and exec opts.cmd traced from its first instruction; dies on error. */
 void trace_launch(struct session *);

@@ -11,6 +11,11 @@
 #ifndef CT_TRACE_EVENT_H
 # define CT_TRACE_EVENT_H
 
+# include <sys/types.h>
+
+struct session;
+struct tcb;
+
 enum trace_event {
 	/* Neither stopped nor dead (WIFCONTINUED): nothing to do. */
 	TE_NEXT,
@@ -68,5 +73,24 @@ enum trace_event {
 	/* Any other PTRACE_EVENT (none is asked for): restart with 0. */
 	TE_OTHER_STOP,
 };
+
+/* One wait status, decoded (next_event) for dispatch_event. */
+struct trace_stop {
+	enum trace_event te;
+	pid_t tid;
+	int status;		/* as waitpid gave it */
+	int sig;		/* a stop's WSTOPSIG */
+	int event;		/* a stop's PTRACE_EVENT_*, 0 for none */
+	struct tcb *t;		/* NULL only for the death of an untraced tid */
+};
+
+/*
+ * trace_handle_status() (trace.h) in its two steps, declared here for
+ * tests/unit-trace.c.  next_event() decodes the wait status of tid into
+ * ev and returns ev->te; it finds the tcb, allocating one for a tid not
+ * seen yet, switching tcbs at an exec.  dispatch_event() acts on it.
+ */
+enum trace_event next_event(struct session *, pid_t tid, int status, struct trace_stop *ev);
+void dispatch_event(struct session *, const struct trace_stop *ev);
 
 #endif

@@ -210,7 +210,7 @@ gt_verdict() {
 gt_record() {
 	printf 'gt-record\tprog=%s\tline=%s\tpct=%s\twargs=%s\targs=%s\tpred=%s\tlo=%s\thi=%s\tn_exp=%s\treal=%s\tverdict=%s\txfail=%s\tsample_us=%s\tpairs=%s' \
 		"$_p" "$_n" "$_pct" "$_wargs" "${GT_CT_ARGS-}" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" \
-		"$1" "$_xfail" "$gt_sample_us" "$(awk '{ printf "%s%s:%s", NR > 1 ? "," : "", $1, $2 }' "$_base.pairs")"
+		"$1" "$_xfail" "$gt_sample_us" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
 }
 
 # gt_check [--xfail REASON | --xfail-dear REASON] PROG NAME PCT ITEMS [ARGS...]:

@@ -208,32 +208,36 @@ gt_verdict() {
 # bench/validate --collect-gt (README's tables come from these): fields
 # are tab-separated KEY=VALUE, pairs as base_us:knob_us,...
 gt_record() {
-	printf 'gt-record\tprog=%s\tline=%s\tpct=%s\twargs=%s\targs=%s\tpred=%s\tlo=%s\thi=%s\tn_exp=%s\treal=%s\tverdict=%s\txfail=%s\tsample_us=%s\tpairs=%s' \
+	printf 'gt-record\tprog=%s\tline=%s\tpct=%s\twargs=%s\targs=%s\tpred=%s\tlo=%s\thi=%s\tn_exp=%s\treal=%s\tverdict=%s\txfail=%s\tlimit=%s\tsample_us=%s\tpairs=%s' \
 		"$_p" "$_n" "$_pct" "$_wargs" "${GT_CT_ARGS-}" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" \
-		"$1" "$_xfail" "$gt_sample_us" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
+		"${1%% *}" "$_xfail" "$_limit" "$gt_sample_us" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
 }
 
-# gt_check [--xfail REASON | --xfail-dear REASON] PROG NAME PCT ITEMS [ARGS...]:
+# gt_check [--xfail REASON | --limit-dear LOW REASON] PROG NAME PCT ITEMS [ARGS...]:
 # one TAP line.
 # The profiled run does ITEMS items (long enough for enough
 # experiments); the real runs keep the workload's default (short), with
-# ARGS.  REASON names the known limit (README) under which this check is
-# expected to miss: everywhere (--xfail), or where a sample is dear
-# (--xfail-dear; judged as any other check elsewhere).
+# ARGS.  REASON names the known limit (README, "Known limits") behind a
+# miss:
+#  --xfail: the check misses everywhere: an expected failure (TODO),
+#    and a pass is an unexpected one, which fails the suite;
+#  --limit-dear: where a sample is dear (gt_dear), the prediction reads
+#    low by up to LOW (as measured: README), by a margin that varies
+#    from run to run, so that the check meets the bar in some runs and
+#    misses it in others.  A low miss within LOW is an expected failure;
+#    a miss beyond it, a high one or an imprecise interval fails; a pass
+#    passes and says that the limit did not show.  Elsewhere the check is
+#    judged as any other.
 #
-# In the sanitizer build (CT_SANITIZED=1) the profiled run is made and
-# must end well with an estimate, but no truth is measured and the
-# accuracy is not judged: that build is there to find memory and
-# undefined-behaviour errors in the experiment engine's every path, and
-# its supervisor, two to three times slower, is not what users profile
-# with (its pauses come late by as much).
 gt_check() {
-	_xfail=
+	_xfail= _limit= _low=
 	case $1 in
 	--xfail) _xfail=$2; shift 2 ;;
-	--xfail-dear)
-		[ "$gt_dear" = 1 ] && _xfail="$2 (a sample costs ${gt_sample_us} us here)"
-		shift 2 ;;
+	--limit-dear)
+		if [ "$gt_dear" = 1 ]; then
+			_low=$2 _limit="$3 (a sample costs ${gt_sample_us} us here)"
+		fi
+		shift 3 ;;
 	esac
 	_p=$1 _n=$2 _pct=$3 _items=$4
 	shift 4
@@ -279,6 +283,16 @@ gt_check() {
 	}')
 	_st="not ok"
 	[ "$_v" = ok ] && _st=ok
+	if [ -n "$_limit" ]; then
+		_dir=
+		if [ "$_v" = ok ]; then
+			_v="ok (known limit not shown: $_limit)"
+		elif [ "$_v" = MISS ] && awk -v p="$pred" -v r="$real" -v low="$_low" \
+			'BEGIN { exit !(p - r < 0 && p - r >= -low - 1e-9) }'; then
+			_v=LIMIT _xfail=$_limit
+			_dir="TODO known limit: $_limit, reads low by up to $_low"
+		fi
+	fi
 	gt_tap "$_st" "$_dir" "$_desc: $_fig: $_v" \
 		"pairs (base_us knob_us): $(tr '\n' ';' < "$_base.pairs")" \
 		"$(grep -E '^(Experiments|Supervisor)' "$_base.out" | tr '\n' ' ')" \

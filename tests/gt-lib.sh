@@ -64,7 +64,7 @@ require_ptrace
 # PVM guests: 40-50 us, every interrupt and switch through the
 # hypervisor; Intel KVM guests: 4-8 us), as causaltop measures it before
 # it samples (hostcost.c; it samples every 2 ms there).  Some known
-# limits hold on such hosts only (gt_check --xfail-dear): that is known
+# limits hold on such hosts only (gt_check --limit-dear): that is known
 # before any check is made, from the host, never from a check's result.
 gt_sample_us=$("$CT" --no-tui -v --no-experiments -- "$(T spin)" 0 0.01 2>&1 |
 	sed -n 's/.* a sample costs \([0-9.]*\) us here.*/\1/p')

@@ -632,7 +632,8 @@ main(int argc, char **argv)
 		int timers[] = { tick_l.fd, dur_l.fd, rep_l.fd };
 
 		finish_tui(&s, the_tui, timers, sizeof(timers) / sizeof(timers[0]));
-	} else {
+	} else if (!s.launched || s.launch_execed) {
+		/* No report of a command that never ran: its exec failed. */
 		write_report(&s);
 	}
 

@@ -1,4 +1,5 @@
 #include "config.h"
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -175,6 +176,31 @@ parse_ns(const char *s, double unit_ns)
 	return (uint64_t) (v * unit_ns) ? (uint64_t) (v * unit_ns) : 1;
 }
 
+/*
+ * A --fixed-line: FILE:LINE (a decimal LINE from 1 after the last
+ * colon), or a function name, which may hold colons (C++'s "::") but
+ * not end with one.
+ */
+static bool
+fixed_line_ok(const char *s)
+{
+	const char *colon = strrchr(s, ':'), *p;
+	bool digits;
+
+	if (!*s)
+		return false;
+	if (!colon)
+		return true;
+	if (!colon[1])
+		return false;
+	digits = true;
+	for (p = colon + 1; *p; p++)
+		digits = digits && isdigit((unsigned char) *p);
+	if (!digits)
+		return colon > s && colon[-1] == ':';
+	return colon > s && strtoul(colon + 1, NULL, 10) > 0;
+}
+
 static const char **
 push(const char **arr, size_t *n, const char *s)
 {
@@ -195,8 +221,12 @@ options_parse(struct options *o, int argc, char **argv)
 	o->realtime = -1;
 	o->top = 20;
 	o->fixed_speedup = -1;
-	/* "+": stop at the first non-option, which starts the command. */
-	while ((c = getopt_long(argc, argv, "+p:fb:s:o:vhV", long_options, NULL)) != -1) {
+	/*
+	 * "+": stop at the first non-option, which starts the command; ":"
+	 * and opterr 0: getopt's messages would name argv[0], a full path.
+	 */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:fb:s:o:vhV", long_options, NULL)) != -1) {
 		char *end;
 		long v;
 
@@ -232,8 +262,9 @@ options_parse(struct options *o, int argc, char **argv)
 					    optarg);
 			break;
 		case OPT_FIXED_LINE:
-			if (!*optarg)
-				usage_error("%s", "empty --fixed-line");
+			if (!fixed_line_ok(optarg))
+				usage_error("invalid --fixed-line '%s' (FILE:LINE, LINE from 1, "
+					    "or a function)", optarg);
 			o->fixed_line = optarg;
 			break;
 		case OPT_FIXED_SPEEDUP:
@@ -355,9 +386,13 @@ options_parse(struct options *o, int argc, char **argv)
 					    optarg);
 			break;
 		case 'b':
+			if (!*optarg)
+				usage_error("%s", "empty -b (a binary scope: a pattern or MAIN)");
 			o->binary_scope = push(o->binary_scope, &o->n_binary_scope, optarg);
 			break;
 		case 's':
+			if (!*optarg)
+				usage_error("%s", "empty -s (a source scope: a pattern)");
 			o->source_scope = push(o->source_scope, &o->n_source_scope, optarg);
 			break;
 		case OPT_NO_TUI:
@@ -388,9 +423,20 @@ options_parse(struct options *o, int argc, char **argv)
 		case 'V':
 			printf("causaltop %s\n", PACKAGE_VERSION);
 			exit(0);
-		default:
-			fprintf(stderr, "Try 'causaltop --help' for more information.\n");
-			exit(CT_EXIT_USAGE);
+		case ':':
+			if (!strncmp(argv[optind - 1], "--", 2))
+				usage_error("option '%s' needs an argument", argv[optind - 1]);
+			usage_error("option '-%c' needs an argument", optopt);
+		default: {
+			/* A long option is whole in argv; a short one is optopt. */
+			const char *arg = argv[optind - 1];
+
+			if (!strncmp(arg, "--", 2) && strchr(arg, '='))
+				usage_error("option '%s': unknown, or takes no argument", arg);
+			if (!strncmp(arg, "--", 2))
+				usage_error("unknown or ambiguous option '%s'", arg);
+			usage_error("unknown option '-%c'", optopt);
+		}
 		}
 	}
 	if (optind < argc)

@@ -62,6 +62,7 @@ struct session {
 	pid_t launched;			/* the command's pid; 0 with -p */
 	bool launched_done;		/* its exit was reported */
 	int launched_status;		/* wait status, once done */
+	bool launch_execed;		/* a launched command got to its exec */
 
 	int stop_signal;		/* SIGINT/TERM/HUP that ended the session */
 	bool forward_signal;		/* it was sent to causaltop alone */

@@ -357,6 +357,8 @@ static void
 on_exec(struct session *s, struct tcb *t)
 {
 	t->proc->started = true;
+	if (t->proc->tgid == s->launched)
+		s->launch_execed = true;
 	trace_proc_image(s, t->proc);
 	procfs_comm(t->tid, t->stats->comm);
 	/* The event survives exec; a launched command gets its first ring here. */

@@ -229,6 +229,12 @@ gt_record() {
 #    passes and says that the limit did not show.  Elsewhere the check is
 #    judged as any other.
 #
+# In the sanitizer build (CT_SANITIZED=1) the profiled run is made and
+# must end well with an estimate, but no truth is measured and the
+# accuracy is not judged: that build is there to find memory and
+# undefined-behaviour errors in the experiment engine's every path, and
+# its supervisor, two to three times slower, is not what users profile
+# with (its pauses come late by as much).
 gt_check() {
 	_xfail= _limit= _low=
 	case $1 in

@@ -213,7 +213,7 @@ gt_record() {
 		"${1%% *}" "$_xfail" "$_limit" "$gt_sample_us" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
 }
 
-# gt_check [--xfail REASON | --limit-dear LOW REASON] PROG NAME PCT ITEMS [ARGS...]:
+# gt_check [--xfail REASON | --limit-dear LOW[,HIGH] REASON] PROG NAME PCT ITEMS [ARGS...]:
 # one TAP line.
 # The profiled run does ITEMS items (long enough for enough
 # experiments); the real runs keep the workload's default (short), with
@@ -222,12 +222,12 @@ gt_record() {
 #  --xfail: the check misses everywhere: an expected failure (TODO),
 #    and a pass is an unexpected one, which fails the suite;
 #  --limit-dear: where a sample is dear (gt_dear), the prediction reads
-#    low by up to LOW (as measured: README), by a margin that varies
-#    from run to run, so that the check meets the bar in some runs and
-#    misses it in others.  A low miss within LOW is an expected failure;
-#    a miss beyond it, a high one or an imprecise interval fails; a pass
-#    passes and says that the limit did not show.  Elsewhere the check is
-#    judged as any other.
+#    low by up to LOW (high by up to HIGH, 0 if not given), as measured
+#    (README), by a margin that varies from run to run, so that the
+#    check meets the bar in some runs and misses it in others.  A miss
+#    within that reach is an expected failure; a miss beyond it or an
+#    imprecise interval fails; a pass passes and says that the limit did
+#    not show.  Elsewhere the check is judged as any other.
 #
 # In the sanitizer build (CT_SANITIZED=1) the profiled run is made and
 # must end well with an estimate, but no truth is measured and the
@@ -236,12 +236,13 @@ gt_record() {
 # its supervisor, two to three times slower, is not what users profile
 # with (its pauses come late by as much).
 gt_check() {
-	_xfail= _limit= _low=
+	_xfail= _limit= _low= _high=
 	case $1 in
 	--xfail) _xfail=$2; shift 2 ;;
 	--limit-dear)
 		if [ "$gt_dear" = 1 ]; then
-			_low=$2 _limit="$3 (a sample costs ${gt_sample_us} us here)"
+			_low=${2%,*} _high=0 _limit="$3 (a sample costs ${gt_sample_us} us here)"
+			case $2 in *,*) _high=${2#*,} ;; esac
 		fi
 		shift 3 ;;
 	esac
@@ -293,10 +294,11 @@ gt_check() {
 		_dir=
 		if [ "$_v" = ok ]; then
 			_v="ok (known limit not shown: $_limit)"
-		elif [ "$_v" = MISS ] && awk -v p="$pred" -v r="$real" -v low="$_low" \
-			'BEGIN { exit !(p - r < 0 && p - r >= -low - 1e-9) }'; then
+		elif [ "$_v" = MISS ] && awk -v d="$(awk -v p="$pred" -v r="$real" 'BEGIN { print p - r }')" \
+			-v low="$_low" -v high="$_high" \
+			'BEGIN { exit !(d < 0 ? d >= -low - 1e-9 : d <= high + 1e-9) }'; then
 			_v=LIMIT _xfail=$_limit
-			_dir="TODO known limit: $_limit, reads low by up to $_low"
+			_dir="TODO known limit: $_limit, reads low by up to $_low, high by up to $_high"
 		fi
 	fi
 	gt_tap "$_st" "$_dir" "$_desc: $_fig: $_v" \

@@ -294,9 +294,8 @@ gt_check() {
 		_dir=
 		if [ "$_v" = ok ]; then
 			_v="ok (known limit not shown: $_limit)"
-		elif [ "$_v" = MISS ] && awk -v d="$(awk -v p="$pred" -v r="$real" 'BEGIN { print p - r }')" \
-			-v low="$_low" -v high="$_high" \
-			'BEGIN { exit !(d < 0 ? d >= -low - 1e-9 : d <= high + 1e-9) }'; then
+		elif [ "$_v" = MISS ] && awk -v p="$pred" -v r="$real" -v low="$_low" -v high="$_high" \
+			'BEGIN { d = p - r; exit !(d < 0 ? d >= -low - 1e-9 : d <= high + 1e-9) }'; then
 			_v=LIMIT _xfail=$_limit
 			_dir="TODO known limit: $_limit, reads low by up to $_low, high by up to $_high"
 		fi

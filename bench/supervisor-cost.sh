@@ -15,7 +15,7 @@ spin=${SPIN:-tests/spin}
 tmp=$(mktemp)
 for mode in thread cpu; do
 	for i in $(seq "$reps"); do
-		"$ct" -v --sampler=$mode --period="$period" -- "$spin" "$threads" "$secs" 2>/dev/null |
+		"$ct" -v --report=- --sampler=$mode --period="$period" -- "$spin" "$threads" "$secs" 2>/dev/null |
 		awk -v m=$mode -v t="$threads" '
 			/^causaltop: launched/ { secs = $(NF - 6) }
 			/^Samples:/ { samples = $2 + 0 }

@@ -255,7 +255,7 @@ gt_check() {
 		if ! gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@"; then
 			gt_tap "not ok" "" "$_desc: $_gt_err"
 		elif [ "$pred" = nan ]; then
-			gt_tap "not ok" "" "$_desc: no estimate" "$(grep -E '^Experiments' out)"
+			gt_tap "not ok" "" "$_desc: no estimate" "$(grep -E '^Experiments' err)"
 		else
 			gt_tap ok "" "$(printf '%s: predicted %+.3f [%+.3f, %+.3f] (%s exps); accuracy is judged in the normal build' \
 				"$_desc" "$pred" "$pred_lo" "$pred_hi" "$pred_n")"
@@ -302,7 +302,7 @@ gt_check() {
 	fi
 	gt_tap "$_st" "$_dir" "$_desc: $_fig: $_v" \
 		"pairs (base_us knob_us): $(tr '\n' ';' < "$_base.pairs")" \
-		"$(grep -E '^(Experiments|Supervisor)' "$_base.out" | tr '\n' ' ')" \
+		"$(grep -E '^(Experiments|Supervisor)' "$_base.err" | tr '\n' ' ')" \
 		"$(gt_record "$_v")"
 	return 0
 }

@@ -1115,6 +1115,32 @@ test_schedule(void)
 	CHECK(!strcmp(summary().state, "running") && summary().line == line_b,
 	      "not the line with the most samples first");
 	teardown();
+
+	/*
+	 * Code without line info (a stripped library's function) is a
+	 * candidate beside the lines, as a function: here it has the most
+	 * samples, so it comes first, and its record says function.
+	 */
+	{
+		struct ct_func *lib;
+
+		setup((struct setup) { .pct = 50 });
+		lib = lines_func(S.lines, "/lib/libstripped.so", "crunch");
+		lib->samples = lib->unlined = 900;
+		thread(0);
+		pt->count = 1;
+		tick(fake_now);
+		CHECK(!strcmp(summary().state, "running") && summary().func == lib &&
+		      !summary().line, "a function without line info not chosen first");
+		pt->count += 10;
+		tick(fake_now + 20 * MS);
+		tick(fake_now + 1 * MS);
+		r = records(&n);
+		CHECK(n == 1 && r[0].is_func && r[0].target == lib->id,
+		      "%zu records, the first on %s %u, want function %u", n,
+		      n && r[0].is_func ? "function" : "line", n ? r[0].target : 0, lib->id);
+		teardown();
+	}
 }
 
 /*
@@ -1142,7 +1168,7 @@ test_steering(void)
 	hit(a, t0 + 3 * MS);		/* queued, not yet applied */
 	g = E->g.global;
 	fake_now = t0 + 3200 * US;
-	exp_pin(E, line_b->id);
+	exp_pin(E, line_b->id, false);
 	CHECK(!strcmp(summary().state, "cool-off"), "pinned elsewhere: %s", summary().state);
 	CHECK(F(b)->conts == 1 && !(b->flags & TCB_PAUSED) && owed(b) == 0,
 	      "B still held or owing after the drop");
@@ -1153,7 +1179,7 @@ test_steering(void)
 	CHECK(!strcmp(summary().state, "running") && summary().pct == 0 &&
 	      summary().line == line_b, "after the pin: %s at %u%%", summary().state,
 	      summary().pct);
-	exp_pin(E, line_b->id);
+	exp_pin(E, line_b->id, false);
 	CHECK(!strcmp(summary().state, "running"), "pinning the current target dropped it");
 	exp_exclude(E, line_b->id, false, true);
 	exp_steering(E, &st);

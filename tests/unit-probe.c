@@ -508,7 +508,7 @@ case_errors(void)
 	want_syntax_error("", "empty");
 	want_syntax_error(":12", "nothing before ':'");
 	want_syntax_error("probetarget.c:", "nothing after ':'");
-	want_syntax_error("ns::work", "mangled");
+	want_syntax_error("ns::work:", "nothing after ':'");
 	want_syntax_error("probetarget:0xzz", "bad hexadecimal address");
 	want_syntax_error("probetarget:0x-5", "bad hexadecimal address");
 	want_syntax_error("probetarget.c:99999999999", "line number too large");

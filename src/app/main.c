@@ -328,7 +328,8 @@ on_report_interval(struct ev_handler *h, uint32_t events)
 	struct loop_fd *l = (struct loop_fd *) h;
 
 	evloop_timer_ack(l->fd);
-	print_causal(l->s, stdout);
+	if (l->s->report)
+		print_causal(l->s, l->s->report);
 }
 
 static void
@@ -398,14 +399,13 @@ make_scope(const struct options *o)
 }
 
 static void
-write_report(struct session *s)
+write_summary(struct session *s, FILE *f)
 {
-	report_flat(s, stdout);
 	if (s->exp && s->opts.verbose) {
 		struct exp_summary sm;
 
 		exp_summary(s->exp, clock_now_ns(), &sm);
-		printf("Experiments: %u (%u baselines), delay inserted %.3f s; wake-ups %s: "
+		fprintf(f, "Experiments: %u (%u baselines), delay inserted %.3f s; wake-ups %s: "
 		       "%" PRIu64 " between traced threads, %" PRIu64 " credited",
 		       sm.done, sm.baselines, sm.delay_ns / 1e9, s->wake_mode, sm.wakes,
 		       sm.wakes_credited);
@@ -413,37 +413,79 @@ write_report(struct session *s)
 			const struct wake_stats *ws = wake_stats(s->wake);
 
 			if (ws->xmit_watched)
-				printf(", %" PRIu64 " by a loopback sender", ws->loopback);
+				fprintf(f, ", %" PRIu64 " by a loopback sender", ws->loopback);
 			else
-				printf(", loopback not watched (no net:netif_rx)");
+				fprintf(f, ", loopback not watched (no net:netif_rx)");
 			if (ws->switch_watched)
-				printf("; waits for a CPU held by a traced thread %" PRIu64
+				fprintf(f, "; waits for a CPU held by a traced thread %" PRIu64
 				       ", %" PRIu64 " credited; pause time taken back %.1f ms"
 				       "; CPU taken by causaltop from ready threads %.1f ms"
 				       " (%" PRIu64 " times), %.1f ms of it paid delay owed",
 				       sm.cpu_waits, sm.cpu_waits_credited, sm.revoked_ns / 1e6,
 				       sm.stolen_ns / 1e6, sm.steals, sm.stolen_paid_ns / 1e6);
 			else
-				printf("; waits for a CPU not followed");
+				fprintf(f, "; waits for a CPU not followed");
 		}
-		printf("; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
+		fprintf(f, "; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
 		       "%.1f ms restarting), %" PRIu64 " found blocked, %" PRIu64
 		       " left waiting for a CPU; tick %.0f ms",
 		       sm.pauses, sm.stop_lag_ns / 1e6, sm.restart_lag_ns / 1e6, sm.pauses_blocked,
 		       sm.pauses_deferred, sm.tick_ns / 1e6);
 		/* Truncated, not rounded: 20.0 means the bar was reached. */
 		if (sm.first_steal_ns)
-			printf(" (the first %" PRIu64 " preemptions: %" PRIu64 ".%" PRIu64
+			fprintf(f, " (the first %" PRIu64 " preemptions: %" PRIu64 ".%" PRIu64
 			       " us each)", sm.first_steals, sm.first_steal_ns / 1000,
 			       sm.first_steal_ns % 1000 / 100);
-		printf("\n");
+		fprintf(f, "\n");
 	}
-	print_causal(s, stdout);
-	if (s->exp) {
-		save_profile(s, s->opts.output, false);
-		save_profile(s, s->opts.json, true);
+}
+
+/* Batch mode's end: the report (-q: none), then the profiles. */
+static void
+write_report(struct session *s)
+{
+	if (s->report) {
+		report_flat(s, s->report);
+		write_summary(s, s->report);
+		print_causal(s, s->report);
+		fflush(s->report);
 	}
-	fflush(stdout);
+	if (save_profiles(s))
+		s->save_failed = true;
+}
+
+/*
+ * Every output path is checked, and the report's file made, before any
+ * work: a missing folder is not found after the whole run.
+ */
+static void
+open_outputs(struct session *s)
+{
+	const struct options *o = &s->opts;
+
+	if (save_target_init(&s->save_coz, o->output, false) ||
+	    save_target_init(&s->save_json, o->json, true))
+		exit(CT_EXIT_IO);
+	if (o->quiet)
+		s->report = NULL;
+	else if (!o->report)
+		s->report = stderr;
+	else if (!strcmp(o->report, "-"))
+		s->report = stdout;
+	else if (!(s->report = fopen(o->report, "we")))
+		perror_msg_and_die(CT_EXIT_IO, "cannot write %s", o->report);
+}
+
+static void
+close_outputs(struct session *s)
+{
+	if (s->report && s->report != stderr && s->report != stdout && fclose(s->report)) {
+		perror_msg("cannot write %s", s->opts.report);
+		s->save_failed = true;
+	}
+	s->report = NULL;
+	save_target_release(&s->save_coz);
+	save_target_release(&s->save_json);
 }
 
 /*
@@ -470,6 +512,11 @@ open_tui(struct session *s)
 	if (s->opts.cmd)
 		s->child_output = logcap_target_fd(s->logcap);
 	s->pcs = pchist_new();
+	/* "Save now" needs files: the defaults where -o or --json name none. */
+	if (!s->save_coz.path && !s->opts.output)
+		save_target_init(&s->save_coz, SAVE_DEFAULT_COZ, false);
+	if (!s->save_json.path && !s->opts.json)
+		save_target_init(&s->save_json, SAVE_DEFAULT_JSON, true);
 	return t;
 }
 
@@ -480,15 +527,20 @@ open_tui(struct session *s)
 static void
 finish_tui(struct session *s, struct tui *t, int *timer_fds, size_t ntimers)
 {
-	const char *coz = save_coz_path(s), *json = save_json_path(s);
+	const char *coz = s->save_coz.path, *json = s->save_json.path;
 	char msg[512];
-	bool saved = s->exp && save_profile(s, coz, false) == 0 && save_profile(s, json, true) == 0;
+	bool saved = false;
 
-	if (saved)
-		snprintf(msg, sizeof(msg), "profiling ended; profile saved to %s and %s; q quits",
-			 coz, json);
+	if (s->exp) {
+		saved = save_profiles(s) == 0;
+		s->save_failed = !saved || !coz || !json;
+	}
+	if (saved && (coz || json))
+		snprintf(msg, sizeof(msg), "profiling ended; profile saved to %s%s%s; q quits",
+			 coz ? coz : "", coz && json ? " and " : "", json ? json : "");
 	else
-		snprintf(msg, sizeof(msg), "profiling ended; q quits");
+		snprintf(msg, sizeof(msg), "profiling ended; %sq quits",
+			 s->exp ? "profile NOT saved (see the log); " : "");
 	if (!tui_quit_requested(t) && !s->stop_signal) {
 		/* Nothing else to measure: only keys, frames and signals now. */
 		for (size_t i = 0; i < ntimers; i++)
@@ -502,12 +554,15 @@ finish_tui(struct session *s, struct tui *t, int *timer_fds, size_t ntimers)
 	the_tui = NULL;
 	logcap_stop(s->logcap);
 	/* What batch mode would print, without the profile it wrote already. */
-	if (s->exp)
-		print_causal(s, stdout);
-	else
-		report_flat(s, stdout);
-	if (saved)
-		fprintf(stderr, "causaltop: profile saved to %s and %s\n", coz, json);
+	if (s->report) {
+		if (s->exp)
+			print_causal(s, s->report);
+		else
+			report_flat(s, s->report);
+	}
+	if (saved && (coz || json) && !s->opts.quiet)
+		fprintf(stderr, "causaltop: profile saved to %s%s%s\n", coz ? coz : "",
+			coz && json ? " and " : "", json ? json : "");
 }
 
 /* The launched command's status becomes ours: its code, or its signal. */
@@ -544,6 +599,7 @@ main(int argc, char **argv)
 	if ((err = cmd_dispatch(&argc, &argv)) >= 0)
 		return err;
 	options_parse(&s.opts, argc, argv);
+	open_outputs(&s);
 	raise_fd_limit();
 	set_realtime(&s);
 	choose_period(&s);
@@ -677,8 +733,12 @@ main(int argc, char **argv)
 	logcap_free(s.logcap);
 	pchist_free(s.pcs);
 	thread_stats_free_all();
+	close_outputs(&s);
 	options_free(&s.opts);
 
+	/* A profile that could not be written: the files' status, not the command's. */
+	if (s.save_failed)
+		exit(CT_EXIT_IO);
 	if (s.launched)
 		exit_like(status);
 	/* With -p, a signal is the normal way to end a session. */

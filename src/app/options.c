@@ -12,6 +12,7 @@
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
 #include "perf/probe.h"
+#include "sym/symname.h"
 
 /*
  * Every long option here appears in man/causaltop.1 and in the usage text;
@@ -48,7 +49,8 @@ static const char usage_text[] =
 "      --fixed-line=LOC      only experiment on LOC (FILE:LINE, a path suffix,\n"
 "                            or FUNCTION)\n"
 "      --fixed-speedup=PCT   only this speedup (0 to 100), against 0% baselines\n"
-"      --granularity=G       line or function (default line)\n"
+"      --granularity=G       line or function (default line: functions where\n"
+"                            there is no line info)\n"
 "      --seed=N              seed of the experiment scheduler (default: clock)\n"
 "      --wake-tracking=MODE  sched, waking, syscall or auto (default auto: sched\n"
 "                            if the sched_waking tracepoint can be used;\n"
@@ -73,11 +75,16 @@ static const char usage_text[] =
 "                            (repeatable; default all)\n"
 "\n"
 "Output:\n"
-"      --no-tui              batch mode: print the profile at exit (the default\n"
+"      --no-tui              batch mode: print the report at exit (the default\n"
 "                            when stdout is not a terminal)\n"
+"      --report=FILE         the report into FILE (- for stdout; default stderr,\n"
+"                            leaving stdout to the program)\n"
+"  -q, --quiet               no report and no notes: errors and warnings only\n"
 "      --no-color            a monochrome TUI (also when NO_COLOR is set)\n"
-"  -o, --output=FILE         write the causal profile to FILE (Coz's format)\n"
-"      --json=FILE           write the causal profile to FILE as JSON\n"
+"  -o, --output=FILE         add the causal profile to FILE (Coz's format; the\n"
+"                            runs it holds are kept, as Coz does)\n"
+"      --json=FILE           write the causal profile to FILE as JSON (one that\n"
+"                            exists is moved to FILE.old first)\n"
 "      --report-interval=SECONDS\n"
 "                            with --no-tui, print the ranked table every SECONDS\n"
 "      --top=N               show the N hottest lines and functions (default 20)\n"
@@ -111,6 +118,7 @@ enum {
 	OPT_JSON,
 	OPT_REPORT_INTERVAL,
 	OPT_REALTIME,
+	OPT_REPORT,
 };
 
 static const struct option long_options[] = {
@@ -131,6 +139,8 @@ static const struct option long_options[] = {
 	{ "no-experiments",	no_argument,	   NULL, OPT_NO_EXPERIMENTS },
 	{ "json",		required_argument, NULL, OPT_JSON },
 	{ "report-interval",	required_argument, NULL, OPT_REPORT_INTERVAL },
+	{ "report",		required_argument, NULL, OPT_REPORT },
+	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "period",		required_argument, NULL, OPT_PERIOD },
 	{ "sampler",		required_argument, NULL, OPT_SAMPLER },
 	{ "unwind",		required_argument, NULL, OPT_UNWIND },
@@ -184,7 +194,8 @@ parse_ns(const char *s, double unit_ns)
 static bool
 fixed_line_ok(const char *s)
 {
-	const char *colon = strrchr(s, ':'), *p;
+	/* The engine's reading (schedule.c): "ns::f" is a function. */
+	const char *colon = symname_colon(s), *p;
 	bool digits;
 
 	if (!*s)
@@ -196,9 +207,7 @@ fixed_line_ok(const char *s)
 	digits = true;
 	for (p = colon + 1; *p; p++)
 		digits = digits && isdigit((unsigned char) *p);
-	if (!digits)
-		return colon > s && colon[-1] == ':';
-	return colon > s && strtoul(colon + 1, NULL, 10) > 0;
+	return digits && colon > s && strtoul(colon + 1, NULL, 10) > 0;
 }
 
 static const char **
@@ -226,7 +235,7 @@ options_parse(struct options *o, int argc, char **argv)
 	 * and opterr 0: getopt's messages would name argv[0], a full path.
 	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:fb:s:o:vhV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:fb:s:o:qvhV", long_options, NULL)) != -1) {
 		char *end;
 		long v;
 
@@ -319,11 +328,21 @@ options_parse(struct options *o, int argc, char **argv)
 			break;
 		}
 		case OPT_JSON:
+			if (!*optarg)
+				usage_error("%s", "empty --json (a file, or - for stdout)");
 			o->json = optarg;
 			break;
 		case OPT_REPORT_INTERVAL:
 			if (!(o->report_interval_ns = parse_ns(optarg, 1e9)))
 				usage_error("invalid --report-interval '%s' (seconds, > 0)", optarg);
+			break;
+		case OPT_REPORT:
+			if (!*optarg)
+				usage_error("%s", "empty --report (a file, or - for stdout)");
+			o->report = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case OPT_NO_COZ_SHIM:
 			o->no_coz_shim = true;
@@ -402,6 +421,8 @@ options_parse(struct options *o, int argc, char **argv)
 			o->no_color = true;
 			break;
 		case 'o':
+			if (!*optarg)
+				usage_error("%s", "empty -o (a file, or - for stdout)");
 			o->output = optarg;
 			break;
 		case OPT_TOP:
@@ -451,6 +472,8 @@ options_parse(struct options *o, int argc, char **argv)
 		usage_error("%s", "--runs needs --end-to-end");
 	if (!o->runs)
 		o->runs = 1;
+	if (o->quiet && (o->report || o->report_interval_ns))
+		usage_error("%s", "--quiet prints no report: not with --report or --report-interval");
 	if (o->no_experiments && (o->fixed_line || o->fixed_speedup >= 0))
 		usage_error("%s", "--fixed-line and --fixed-speedup need experiments");
 	/*

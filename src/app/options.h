@@ -22,7 +22,7 @@ struct options {
 	size_t n_binary_scope;
 	const char **source_scope;
 	size_t n_source_scope;
-	const char *output;		/* -o; NULL: stdout */
+	const char *output;		/* -o; NULL: none */
 	const char *trace_log;
 	uint64_t duration_ns;		/* 0: until the target ends */
 	unsigned top;
@@ -44,6 +44,8 @@ struct options {
 	int wake_tracking;		/* WAKE_TRACKING_* */
 	const char *json;		/* --json FILE */
 	uint64_t report_interval_ns;	/* 0: only at exit */
+	const char *report;		/* --report FILE; NULL: stderr */
+	bool quiet;			/* -q: no report, no notes */
 	unsigned runs;
 	int realtime;			/* SCHED_FIFO priority; 0: off, -1: auto */
 	int verbose;

@@ -8,8 +8,10 @@
 # include <stdbool.h>
 # include <signal.h>
 # include <stdint.h>
+# include <stdio.h>
 # include <sys/types.h>
 # include "app/options.h"
+# include "profile/save.h"
 
 struct evloop;
 struct exp_engine;
@@ -34,6 +36,12 @@ struct session {
 	struct progress_table *progress;
 	struct probe_set *probes;	/* --progress/--latency; NULL if none */
 	pid_t probes_pid;		/* the process they are resolved in */
+	struct {
+		uint64_t addr;		/* the launched program's entry, an
+					   int3 planted on it; 0: none */
+		long word;		/* the text the int3 replaced */
+		pid_t tid;		/* the thread that will hit it */
+	} entry_bp;
 	bool probes_mapped;		/* executable mappings since the last
 					   look for pending probes */
 	struct progress_point **probe_points;	/* per probe, once resolved */
@@ -56,6 +64,10 @@ struct session {
 	int child_output;		/* the command's stdout and stderr,
 					   stdin from /dev/null; 0: inherited */
 	struct pchist *pcs;		/* samples per instruction */
+	FILE *report;			/* stderr, --report's, or NULL (-q) */
+	struct save_target save_coz;	/* -o (the TUI: or profile.coz) */
+	struct save_target save_json;	/* --json (the TUI: or profile.json) */
+	bool save_failed;		/* exit with CT_EXIT_IO */
 
 	sigset_t orig_sigmask;		/* before causaltop blocked its own */
 	char *coz_shim;			/* library preloaded into the command */

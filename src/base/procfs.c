@@ -311,6 +311,28 @@ procfs_environ(pid_t pid, const char *name)
 	return v;
 }
 
+bool
+procfs_auxv(pid_t pid, unsigned long type, uint64_t *value)
+{
+	unsigned long v[2 * 64];
+	char path[64];
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int) pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	r = read(fd, v, sizeof(v));
+	close(fd);
+	for (ssize_t i = 0; r > 0 && (i + 2) * (ssize_t) sizeof(v[0]) <= r && v[i]; i += 2) {
+		if (v[i] == type) {
+			*value = v[i + 1];
+			return true;
+		}
+	}
+	return false;
+}
+
 char *
 procfs_maps(pid_t pid)
 {

@@ -57,6 +57,8 @@ int procfs_read_int(const char *path, int dflt);
  * (/proc/PID/environ), malloc'ed; NULL when unset or unreadable.
  */
 char *procfs_environ(pid_t pid, const char *name);
+/* An entry of its auxiliary vector (AT_ENTRY: the program's entry point). */
+bool procfs_auxv(pid_t pid, unsigned long type, uint64_t *value);
 /* Open file descriptors of causaltop itself. */
 unsigned procfs_self_fds(void);
 

@@ -135,6 +135,8 @@ on_sample(void *ctx, void *owner, const struct ct_sample *smp)
 			loc->func->samples++;
 			if (loc->line)
 				loc->line->samples++;
+			else
+				loc->func->unlined++;
 			if (s->pcs)
 				record_pc(s, t, loc, pc);
 			t->stats->in_scope++;

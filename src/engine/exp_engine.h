@@ -49,7 +49,8 @@ struct dead_thread {
 struct exp_steer {
 	bool paused;
 	bool pinned;
-	unsigned pin;			/* target id, of the current granularity */
+	unsigned pin;			/* target id */
+	bool pin_is_func;		/* of a function, or of a line */
 	unsigned focus_lo, focus_hi;	/* speedup levels drawn, in percent */
 	unsigned char *excl[2];		/* excluded ids: [0] lines, [1] functions */
 	size_t nexcl[2];
@@ -67,9 +68,11 @@ struct exp_engine {
 	struct delay_global g;
 
 	/* the current experiment */
-	struct ct_line *line;
+	struct ct_line *line;		/* one of these two is the target */
 	struct ct_func *func;
 	unsigned target, pct;
+	bool is_func;			/* func: by --granularity, or code
+					   without line info */
 	uint64_t d_ns;			/* delay per hit */
 	uint64_t start_ns, hits_end_ns, end_ns, drain_start, g_start, cool_until;
 	uint64_t len_ns;
@@ -83,7 +86,8 @@ struct exp_engine {
 	unsigned phase;
 	bool have_turn_target;
 	unsigned turn_target;
-	unsigned *level_idx;
+	bool turn_is_func;
+	unsigned *level_idx;		/* by target * 2 + is_func */
 	size_t n_level_idx;
 
 	/* fixed target, once found */
@@ -153,7 +157,7 @@ void exp_update_cpu_scale(struct exp_engine *);
 
 /* steering.c */
 /* An excluded target, or a line of an excluded file. */
-bool exp_steer_skips(const struct exp_engine *, unsigned target);
+bool exp_steer_skips(const struct exp_engine *, unsigned target, bool is_func);
 /* A speedup level within the focus. */
 bool exp_steer_level_ok(const struct exp_engine *, unsigned pct);
 

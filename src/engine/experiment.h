@@ -143,7 +143,7 @@ uint64_t exp_tick_ns(const struct exp_engine *);
  * as the end of a session does: a partial window is not a sample.
  */
 /* Experiment on target only, until exp_unpin (overrides --fixed-line). */
-void exp_pin(struct exp_engine *, unsigned target);
+void exp_pin(struct exp_engine *, unsigned target, bool is_func);
 void exp_unpin(struct exp_engine *);
 /* Leave a target (or every line of a file) out of the experiments, or back in. */
 void exp_exclude(struct exp_engine *, unsigned target, bool is_func, bool excluded);
@@ -163,6 +163,7 @@ struct exp_steering {
 	bool paused;
 	bool pinned;
 	unsigned pin;
+	bool pin_is_func;
 	bool by_function;
 	unsigned focus_lo, focus_hi;
 	size_t nexcl;		/* targets excluded, lines and functions */

@@ -33,6 +33,7 @@
 #include "ptrace/pause.h"
 #include "ptrace/tcb.h"
 #include "sym/lines.h"
+#include "sym/symname.h"
 
 #define DRAIN_MAX_NS		20000000ULL
 #define TARGET_EVENTS		40
@@ -189,7 +190,8 @@ static bool
 find_fixed(struct exp_engine *e)
 {
 	const char *spec = e->cfg.fixed_line;
-	const char *colon = strrchr(spec, ':');
+	/* "ns::Queue::push" is a function, "queue.cc:12" a line. */
+	const char *colon = symname_colon(spec);
 	size_t n;
 
 	if (e->fixed_found)
@@ -198,7 +200,8 @@ find_fixed(struct exp_engine *e)
 		struct ct_func *const *f = lines_funcs(e->s->lines, &n);
 
 		for (size_t i = 0; i < n; i++)
-			if (!strcmp(f[i]->name, spec)) {
+			if (!strcmp(f[i]->name, spec) ||
+			    symname_matches(lines_func_symbol(f[i]), spec)) {
 				e->fixed_target = f[i]->id;
 				e->cfg.by_function = true;
 				return e->fixed_found = true;
@@ -229,6 +232,7 @@ find_fixed(struct exp_engine *e)
 struct cand {
 	unsigned target;
 	uint64_t samples;
+	bool is_func;
 };
 
 static int
@@ -243,24 +247,30 @@ cand_cmp(const void *a, const void *b)
 static size_t
 candidates(struct exp_engine *e, struct cand *c)
 {
-	size_t n, k = 0;
+	size_t n, nf, k = 0;
 	uint64_t total = 0;
 	struct cand *all;
 
+	struct ct_func *const *f = lines_funcs(e->s->lines, &nf);
+	struct ct_line *const *l = lines_lines(e->s->lines, &n);
+
+	all = xcalloc(n + nf + 1, sizeof(*all));
 	if (e->cfg.by_function) {
-		struct ct_func *const *f = lines_funcs(e->s->lines, &n);
-
-		all = xcalloc(n + 1, sizeof(*all));
-		for (size_t i = 0; i < n; i++)
-			if (f[i]->samples && !exp_steer_skips(e, f[i]->id))
-				all[k++] = (struct cand) { f[i]->id, f[i]->samples };
+		for (size_t i = 0; i < nf; i++)
+			if (f[i]->samples && !exp_steer_skips(e, f[i]->id, true))
+				all[k++] = (struct cand) { f[i]->id, f[i]->samples, true };
 	} else {
-		struct ct_line *const *l = lines_lines(e->s->lines, &n);
-
-		all = xcalloc(n + 1, sizeof(*all));
 		for (size_t i = 0; i < n; i++)
-			if (l[i]->samples && !exp_steer_skips(e, l[i]->id))
-				all[k++] = (struct cand) { l[i]->id, l[i]->samples };
+			if (l[i]->samples && !exp_steer_skips(e, l[i]->id, false))
+				all[k++] = (struct cand) { l[i]->id, l[i]->samples, false };
+		/*
+		 * Code without line info (a stripped binary, a library without
+		 * its -dbg package) is a function: its samples would otherwise
+		 * reach no experiment at all.
+		 */
+		for (size_t i = 0; i < nf; i++)
+			if (f[i]->unlined && !exp_steer_skips(e, f[i]->id, true))
+				all[k++] = (struct cand) { f[i]->id, f[i]->unlined, true };
 	}
 	qsort(all, k, sizeof(*all), cand_cmp);
 	for (size_t i = 0; i < k; i++)
@@ -276,7 +286,7 @@ candidates(struct exp_engine *e, struct cand *c)
 }
 
 static bool
-choose_target(struct exp_engine *e, unsigned point, unsigned *target)
+choose_target(struct exp_engine *e, unsigned point, unsigned *target, bool *is_func)
 {
 	struct cand c[CANDIDATES_MAX + 1];
 	size_t n;
@@ -284,24 +294,28 @@ choose_target(struct exp_engine *e, unsigned point, unsigned *target)
 	double best = -1e300;
 	size_t pick = 0;
 
+	*is_func = e->cfg.by_function;
 	if (e->steer.pinned) {
 		*target = e->steer.pin;
+		*is_func = e->steer.pin_is_func;
 		return true;
 	}
 	if (e->cfg.fixed_line) {
 		if (!find_fixed(e))
 			return false;
 		*target = e->fixed_target;
+		*is_func = e->cfg.by_function;
 		return true;
 	}
 	if (!(n = candidates(e, c)))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_curve *cv = stats_curve_of(e->stats, point, c[i].target,
-							      e->cfg.by_function);
+							      c[i].is_func);
 
 		if (!cv || cv->n_exp < EXPLORE_MIN) {
 			*target = c[i].target;
+			*is_func = c[i].is_func;
 			return true;
 		}
 	}
@@ -312,11 +326,12 @@ choose_target(struct exp_engine *e, unsigned point, unsigned *target)
 		for (pick = 0; pick + 1 < n && r >= c[pick].samples; pick++)
 			r -= c[pick].samples;
 		*target = c[pick].target;
+		*is_func = c[pick].is_func;
 		return true;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_curve *cv = stats_curve_of(e->stats, point, c[i].target,
-							      e->cfg.by_function);
+							      c[i].is_func);
 		double ucb = cv ? cv->impact_hi : 1e300;
 
 		if (ucb > best) {
@@ -325,14 +340,17 @@ choose_target(struct exp_engine *e, unsigned point, unsigned *target)
 		}
 	}
 	*target = c[pick].target;
+	*is_func = c[pick].is_func;
 	return true;
 }
 
 static unsigned
-next_level(struct exp_engine *e, unsigned target)
+next_level(struct exp_engine *e, unsigned target, bool is_func)
 {
 	unsigned pct;
 
+	/* Lines and functions have ids of their own: one cycle each. */
+	target = target * 2 + is_func;
 	if (e->cfg.fixed_speedup >= 0)
 		return (unsigned) e->cfg.fixed_speedup;
 	if (target >= e->n_level_idx) {
@@ -369,6 +387,7 @@ static void
 try_start(struct exp_engine *e, uint64_t now)
 {
 	unsigned point, target, per_turn = e->cfg.fixed_speedup >= 0 ? 1 : 2;
+	bool is_func;
 	size_t n;
 
 	if (e->steer.paused) {
@@ -378,17 +397,19 @@ try_start(struct exp_engine *e, uint64_t now)
 	if (!progress_seen(e, &point))
 		return;
 	if (e->phase == 0 || !e->have_turn_target) {
-		if (!choose_target(e, point, &target))
+		if (!choose_target(e, point, &target, &is_func))
 			return;
 		e->turn_target = target;
+		e->turn_is_func = is_func;
 		e->have_turn_target = true;
 		e->phase = 0;
 	}
 	target = e->turn_target;
-	e->pct = e->phase == 0 ? 0 : next_level(e, target);
+	e->is_func = e->turn_is_func;
+	e->pct = e->phase == 0 ? 0 : next_level(e, target, e->is_func);
 	e->phase = (e->phase + 1) % (per_turn + 1);
 	e->target = target;
-	if (e->cfg.by_function) {
+	if (e->is_func) {
 		e->func = lines_funcs(e->s->lines, &n)[target];
 		e->line = NULL;
 	} else {
@@ -416,7 +437,7 @@ finish(struct exp_engine *e, uint64_t now)
 	uint64_t min_events = UINT64_MAX;
 	struct exp_record r = {
 		.target = e->target,
-		.is_func = e->cfg.by_function,
+		.is_func = e->is_func,
 		.pct = e->pct,
 		.start_ns = e->start_ns,
 		.wall_ns = wall,

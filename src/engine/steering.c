@@ -27,15 +27,15 @@ excl_test(const struct exp_steer *st, bool is_func, unsigned id)
 
 /* An excluded target, or a line of an excluded file. */
 bool
-exp_steer_skips(const struct exp_engine *e, unsigned target)
+exp_steer_skips(const struct exp_engine *e, unsigned target, bool is_func)
 {
 	const struct exp_steer *st = &e->steer;
 	struct ct_line *const *l;
 	size_t n;
 
-	if (excl_test(st, e->cfg.by_function, target))
+	if (excl_test(st, is_func, target))
 		return true;
-	if (e->cfg.by_function || !st->nexcl_files)
+	if (is_func || !st->nexcl_files)
 		return false;
 	l = lines_lines(e->s->lines, &n);
 	for (size_t i = 0; target < n && i < st->nexcl_files; i++)
@@ -70,17 +70,17 @@ steer_drop(struct exp_engine *e)
 static bool
 steer_current(const struct exp_engine *e, unsigned target, bool is_func)
 {
-	return exp_on(e) &&
-	       e->target == target && e->cfg.by_function == is_func;
+	return exp_on(e) && e->target == target && e->is_func == is_func;
 }
 
 void
-exp_pin(struct exp_engine *e, unsigned target)
+exp_pin(struct exp_engine *e, unsigned target, bool is_func)
 {
-	bool same = steer_current(e, target, e->cfg.by_function);
+	bool same = steer_current(e, target, is_func);
 
 	e->steer.pinned = true;
 	e->steer.pin = target;
+	e->steer.pin_is_func = is_func;
 	if (!same)
 		steer_drop(e);
 	else
@@ -108,7 +108,7 @@ exp_exclude(struct exp_engine *e, unsigned target, bool is_func, bool excluded)
 		st->nexcl[is_func] = n;
 	}
 	st->excl[is_func][target] = excluded;
-	if (excluded && st->pinned && st->pin == target && is_func == e->cfg.by_function)
+	if (excluded && st->pinned && st->pin == target && is_func == st->pin_is_func)
 		st->pinned = false;
 	if (excluded && steer_current(e, target, is_func))
 		steer_drop(e);
@@ -196,6 +196,7 @@ exp_steering(const struct exp_engine *e, struct exp_steering *out)
 		.paused = st->paused,
 		.pinned = st->pinned,
 		.pin = st->pin,
+		.pin_is_func = st->pin_is_func,
 		.by_function = e->cfg.by_function,
 		.focus_lo = st->focus_lo,
 		.focus_hi = st->focus_hi,

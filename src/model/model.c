@@ -228,7 +228,7 @@ fill_experiments(struct model *m, struct session *s, uint64_t now)
 	m->paused = st.paused;
 	m->pinned = st.pinned;
 	if (st.pinned)
-		set_str(&p->pin_what, describe(s, st.pin, st.by_function));
+		set_str(&p->pin_what, describe(s, st.pin, st.pin_is_func));
 	m->pin_what = st.pinned ? p->pin_what : NULL;
 	m->by_function = st.by_function;
 	m->focus_lo = st.focus_lo;
@@ -287,7 +287,7 @@ row_flags(struct session *s, const struct model_row *r, const struct exp_summary
 
 	if (!s->exp)
 		return 0;
-	if (st->pinned && st->pin == r->target && st->by_function == r->is_func)
+	if (st->pinned && st->pin == r->target && st->pin_is_func == r->is_func)
 		f |= MODEL_ROW_PINNED;
 	if (exp_excluded(s->exp, r->target, r->is_func))
 		f |= MODEL_ROW_EXCLUDED;

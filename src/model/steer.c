@@ -53,34 +53,22 @@ name_of(struct session *s, unsigned target, bool is_func, char *buf, size_t size
 	return buf;
 }
 
-/* The target must be of the granularity experiments run at. */
-static bool
-same_granularity(struct session *s, bool is_func, char *msg, size_t size)
-{
-	struct exp_steering st;
-
-	exp_steering(s->exp, &st);
-	if (st.by_function != is_func)
-		return say(false, msg, size, "experiments are on %s now: switch granularity first",
-			   st.by_function ? "functions" : "lines");
-	return true;
-}
-
 bool
 steer_pin(struct session *s, unsigned target, bool is_func, char *msg, size_t size)
 {
 	struct exp_steering st;
 	char name[128];
 
-	if (!can_steer(s, msg, size) || !same_granularity(s, is_func, msg, size))
+	/* A function of code without line info is pinned in line mode too. */
+	if (!can_steer(s, msg, size))
 		return false;
 	exp_steering(s->exp, &st);
-	if (st.pinned && st.pin == target)
+	if (st.pinned && st.pin == target && st.pin_is_func == is_func)
 		return steer_unpin(s, msg, size);
 	if (exp_excluded(s->exp, target, is_func))
 		return say(false, msg, size, "%s is excluded: include it first",
 			   name_of(s, target, is_func, name, sizeof(name)));
-	exp_pin(s->exp, target);
+	exp_pin(s->exp, target, is_func);
 	return say(true, msg, size, "experiments pinned to %s",
 		   name_of(s, target, is_func, name, sizeof(name)));
 }
@@ -176,13 +164,16 @@ steer_granularity(struct session *s, bool by_function, char *msg, size_t size)
 bool
 steer_save(struct session *s, char *msg, size_t size)
 {
-	const char *coz = save_coz_path(s), *json = save_json_path(s);
+	const char *coz = s->save_coz.path, *json = s->save_json.path;
 
 	if (!s->exp)
 		return say(false, msg, size, "no causal experiments: no profile to save");
-	if (save_profile(s, coz, false) < 0 || save_profile(s, json, true) < 0)
-		return say(false, msg, size, "cannot save the profile: %s", strerror(errno));
-	return say(true, msg, size, "profile saved: %s, %s", coz, json);
+	if (!coz && !json)
+		return say(false, msg, size, "no file to save to (see the log)");
+	if (save_profiles(s))
+		return say(false, msg, size, "cannot save the profile (see the log)");
+	return say(true, msg, size, "profile saved: %s%s%s", coz ? coz : "",
+		   coz && json ? ", " : "", json ? json : "");
 }
 
 void

@@ -470,8 +470,10 @@ probe_resolve(struct probe_set *ps, pid_t pid, struct sym_proc *sp, unsigned fla
 
 		if (p->state != PROBE_PENDING)
 			continue;
-		p->state = probe_addr_resolve(&p->spec, img, probe_use(ps), quiet, &printed,
-					      &p->at);
+		p->state = probe_addr_resolve(&p->spec, img, probe_use(ps),
+					      (flags & PROBE_RESOLVE_STARTED) ?
+					      p->spec.dso && !probe_addr_dso_mapped(p->spec.dso, img) :
+					      quiet, &printed, &p->at);
 		if (p->state == PROBE_RESOLVED && probe_open_on_live(ps, i))
 			printed = true;
 	}

@@ -48,7 +48,9 @@
  *   probe_resolve(ps, pid, sp, 0) once the image is there: after attaching
  *     (-p; nonzero is fatal), or at the exec stop of a launched command
  *     with PROBE_RESOLVE_QUIET (only -1 is fatal), since only the
- *     executable and the dynamic linker are mapped then;
+ *     executable and the dynamic linker are mapped then; again with
+ *     PROBE_RESOLVE_MORE | PROBE_RESOLVE_STARTED when it reaches its
+ *     entry point (nonzero but 1 is fatal: trace.c stops it there);
  *   probe_thread_open for every thread while it is in a ptrace-stop
  *     (attach, a new thread before it first runs), so that no hit
  *     escapes;
@@ -87,6 +89,13 @@ enum probe_resolve_flags {
 	PROBE_RESOLVE_MORE = 1,
 	/* Say nothing of specs found nowhere (yet): they stay pending. */
 	PROBE_RESOLVE_QUIET = 2,
+	/*
+	 * The program is at its entry point: its start-up libraries are all
+	 * mapped.  A spec found nowhere is an error (said), but for one that
+	 * names a module not mapped yet (DSO:FUNCTION of a library to be
+	 * dlopen'ed), which stays pending.
+	 */
+	PROBE_RESOLVE_STARTED = 4,
 };
 
 struct probe_set;

@@ -18,6 +18,7 @@
 #include "perf/progress.h"
 #include "profile/causal_out.h"
 #include "sym/lines.h"
+#include "sym/symname.h"
 
 void
 causal_target_describe(const struct lines_table *lt, unsigned id, bool is_func,
@@ -33,6 +34,7 @@ causal_target_describe(const struct lines_table *lt, unsigned id, bool is_func,
 
 		if (id < n) {
 			d->func = f[id]->name;
+			d->linkage = f[id]->linkage;
 			d->dso = f[id]->dso;
 			d->samples = f[id]->samples;
 		}
@@ -43,6 +45,7 @@ causal_target_describe(const struct lines_table *lt, unsigned id, bool is_func,
 			d->file = l[id]->file;
 			d->line = l[id]->line;
 			d->func = l[id]->func ? l[id]->func->name : NULL;
+			d->linkage = l[id]->func ? l[id]->func->linkage : NULL;
 			d->dso = l[id]->func ? l[id]->func->dso : NULL;
 			d->samples = l[id]->samples;
 		}
@@ -363,6 +366,8 @@ json_curve(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 		fputs("null", f);
 	fputs(", \"function\": ", f);
 	escape_json_str(f, d.func);
+	fputs(", \"linkage_name\": ", f);
+	escape_json_str(f, d.linkage ? d.linkage : d.func);
 	fputs(", \"dso\": ", f);
 	escape_json_str(f, d.dso);
 	fputs(",\n         \"samples\": ", f);
@@ -619,14 +624,16 @@ static void
 table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	  const struct stats_curve *cv, size_t rank)
 {
-	char text[4 * COL_LOC + 8], cell[64];
+	char text[4 * COL_LOC + 8], cell[64], *brief;
 	struct causal_target d;
 	unsigned cols;
 
 	causal_target_describe(lt, cv->target, cv->is_func, &d);
+	/* A column is too narrow for C++'s templates and parameters. */
+	brief = d.func ? symname_brief(d.func) : NULL;
 	fprintf(f, "%*zu ", COL_RANK, rank);
 	if (cv->is_func) {
-		cols = term_text(text, d.func ? d.func : "?", COL_LOC, false);
+		cols = term_text(text, brief ? brief : "?", COL_LOC, false);
 	} else {
 		char *loc = d.file ? xasprintf("%s:%u", base_name(d.file), d.line) :
 				     xasprintf("line#%u", cv->target);
@@ -639,8 +646,9 @@ table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	if (cv->is_func)
 		cols = term_text(text, d.dso ? base_name(d.dso) : "?", COL_FUNC, true);
 	else
-		cols = term_text(text, d.func ? d.func : "?", COL_FUNC, false);
+		cols = term_text(text, brief ? brief : "?", COL_FUNC, false);
 	put_cell(f, text, cols, COL_FUNC, false);
+	free(brief);
 	fputc(' ', f);
 	if (m->samples_total)
 		snprintf(cell, sizeof(cell), "%.1f%%", 100.0 * d.samples / m->samples_total);

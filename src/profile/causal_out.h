@@ -36,7 +36,8 @@ struct causal_meta {
 struct causal_target {
 	const char *file;	/* line targets; NULL if unknown */
 	unsigned line;
-	const char *func;	/* function name, NULL if unknown */
+	const char *func;	/* function name (demangled), NULL if unknown */
+	const char *linkage;	/* its mangled symbol, NULL if func is it */
 	const char *dso;	/* module of the function */
 	uint64_t samples;
 };

@@ -124,7 +124,7 @@ func_by_name(struct profile *p, const char *name, const char *dso)
 
 	/* Few function targets: first seen wins, whatever its module. */
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(f[i]->name, name))
+		if (!strcmp(f[i]->name, name) || !strcmp(lines_func_symbol(f[i]), name))
 			return f[i];
 	return lines_func(p->lines, dso ? dso : "", name);
 }

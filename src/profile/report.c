@@ -10,6 +10,7 @@
 #include "profile/report.h"
 #include "ptrace/tcb.h"
 #include "sym/lines.h"
+#include "sym/symname.h"
 
 static double
 pct(uint64_t part, uint64_t whole)
@@ -83,13 +84,14 @@ report_lines(const struct session *s, FILE *out)
 	fprintf(out, "\nTop lines (in scope):\n");
 	fprintf(out, "  %8s %6s  %-40s %s\n", "samples", "%", "line", "function");
 	for (size_t i = 0; i < n && i < s->opts.top && v[i]->samples; i++) {
-		char where[4096];
+		/* The function's name in brief: Top functions has it whole. */
+		char where[4096], *fn = v[i]->func ? symname_brief(v[i]->func->name) : NULL;
 
 		snprintf(where, sizeof(where), "%s:%u", base_name(v[i]->file), v[i]->line);
 		fprintf(out, "  %8llu %5.1f%%  %-40s %s\n",
 			(unsigned long long) v[i]->samples,
-			pct(v[i]->samples, s->samples.in_scope), where,
-			v[i]->func ? v[i]->func->name : "?");
+			pct(v[i]->samples, s->samples.in_scope), where, fn ? fn : "?");
+		free(fn);
 	}
 	free(v);
 }

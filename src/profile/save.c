@@ -1,6 +1,11 @@
 #include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "app/session.h"
 #include "base/clock.h"
@@ -10,6 +15,7 @@
 #include "perf/sampler.h"
 #include "profile/causal_out.h"
 #include "profile/output.h"
+#include "profile/profile.h"
 #include "profile/save.h"
 
 void
@@ -36,41 +42,180 @@ save_fill_meta(struct session *s, struct causal_meta *m)
 	};
 }
 
+/* The whole of a regular file; NULL (said) if it cannot be read. */
+static char *
+slurp(const char *path, size_t *len)
+{
+	size_t alloc = 1 << 16;
+	char *data = xmalloc(alloc);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	*len = 0;
+	if (fd < 0)
+		goto fail;
+	while ((n = read(fd, data + *len, alloc - *len)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			goto fail;
+		}
+		*len += (size_t) n;
+		if (*len == alloc)
+			data = xrealloc(data, alloc *= 2);
+	}
+	close(fd);
+	return data;
+fail:
+	perror_msg("cannot read %s", path);
+	free(data);
+	return NULL;
+}
+
+/* What a Coz-format file holds must be Coz runs, kept before this one. */
+static int
+keep_runs(struct save_target *t)
+{
+	struct profile *p;
+	char err[512];
+	size_t i = 0;
+
+	if (!(t->runs = slurp(t->path, &t->runs_len)))
+		return CT_EXIT_IO;
+	while (i < t->runs_len && strchr(" \t\r\n", t->runs[i]))
+		i++;
+	if (i == t->runs_len) {
+		/* Empty: nothing to keep. */
+		free(t->runs);
+		t->runs = NULL;
+		t->runs_len = 0;
+		return 0;
+	}
+	p = profile_new();
+	/* -o writes Coz's tab-separated records: not after JSON. */
+	if (t->runs[i] == '{')
+		snprintf(err, sizeof(err), "it is JSON");
+	else if (profile_read_buffer(p, t->path, t->runs, t->runs_len, err, sizeof(err)))
+		;
+	else if (!p->nruns)
+		snprintf(err, sizeof(err), "no run in it");
+	else
+		err[0] = 0;
+	t->nruns = (unsigned) p->nruns;
+	profile_free(p);
+	if (err[0]) {
+		error_msg("%s holds something other than Coz-format runs (%s): it is left "
+			  "as it is; give -o another file", t->path, err);
+		free(t->runs);
+		t->runs = NULL;
+		return CT_EXIT_IO;
+	}
+	return 0;
+}
+
+int
+save_target_init(struct save_target *t, const char *path, bool json)
+{
+	struct stat st;
+
+	*t = (struct save_target) { .path = path, .json = json };
+	if (!path)
+		return 0;
+	if (output_check(path))
+		goto fail;
+	if (strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if (json)
+			t->move_old = true;
+		else if (keep_runs(t))
+			goto fail;
+	}
+	return 0;
+fail:
+	t->path = NULL;
+	return CT_EXIT_IO;
+}
+
+void
+save_target_release(struct save_target *t)
+{
+	free(t->runs);
+	t->runs = NULL;
+}
+
 struct save_ctx {
 	struct session *s;
 	const struct causal_meta *m;
-	bool json;
+	const struct save_target *t;
 };
 
 static int
 write_profile(FILE *f, void *ctx)
 {
 	const struct save_ctx *c = ctx;
+	const struct save_target *t = c->t;
 
-	return (c->json ? causal_write_json : causal_write_coz)(f, c->m, exp_stats(c->s->exp),
-								 c->s->lines, c->s->progress);
+	if (t->json)
+		return causal_write_json(f, c->m, exp_stats(c->s->exp), c->s->lines,
+					 c->s->progress);
+	if (t->runs_len) {
+		if (fwrite(t->runs, 1, t->runs_len, f) != t->runs_len)
+			return -1;
+		if (t->runs[t->runs_len - 1] != '\n')
+			putc('\n', f);
+	}
+	return causal_write_coz(f, c->m, exp_stats(c->s->exp), c->s->lines, c->s->progress);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+note(const struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->opts.quiet)
+		return;
+	fprintf(stderr, "%s: ", program_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 int
-save_profile(struct session *s, const char *path, bool json)
+save_profile(struct session *s, struct save_target *t)
 {
 	struct causal_meta m;
-	struct save_ctx c = { s, &m, json };
+	struct save_ctx c = { s, &m, t };
 
-	if (!path || !s->exp)
+	if (!t->path || !s->exp)
 		return 0;
+	if (t->move_old) {
+		char *old = xasprintf("%s.old", t->path);
+
+		if (rename(t->path, old)) {
+			perror_msg("cannot move %s to %s, so as not to write over it", t->path,
+				   old);
+			free(old);
+			return CT_EXIT_IO;
+		}
+		note(s, "the %s there before is now %s", t->path, old);
+		free(old);
+		t->move_old = false;
+	}
 	save_fill_meta(s, &m);
-	return output_write(path, write_profile, &c) ? -1 : 0;
+	if (output_write(t->path, write_profile, &c))
+		return CT_EXIT_IO;
+	if (!t->written && t->nruns)
+		note(s, "this run added to %s, after the %u run%s it held", t->path, t->nruns,
+		     t->nruns == 1 ? "" : "s");
+	t->written = true;
+	return 0;
 }
 
-const char *
-save_coz_path(const struct session *s)
+int
+save_profiles(struct session *s)
 {
-	return s->opts.output ? s->opts.output : SAVE_DEFAULT_COZ;
-}
+	int coz = save_profile(s, &s->save_coz), json = save_profile(s, &s->save_json);
 
-const char *
-save_json_path(const struct session *s)
-{
-	return s->opts.json ? s->opts.json : SAVE_DEFAULT_JSON;
+	return coz ? coz : json;
 }

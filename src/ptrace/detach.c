@@ -65,6 +65,7 @@ trace_detach_all(struct session *s)
 		next = t->next;
 		t->flags |= TCB_DETACH_NEXT;
 		if (t->flags & TCB_STOPPED) {
+			trace_entry_bp_forget(s, t);
 			/* Held in a stop by us: pass on what it was stopped with. */
 			if (ptrace(PTRACE_DETACH, t->tid, 0L, (long) t->stop_sig) == 0 ||
 			    errno == ESRCH) {

@@ -14,7 +14,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <inttypes.h>
@@ -173,22 +175,122 @@ probe_close(struct session *s, struct tcb *t)
 }
 
 /*
+ * A spec that cannot be counted, found before the launched command did
+ * any work (at its exec, or at its entry point): it is killed there, not
+ * left to run unprofiled once detached.
+ */
+static void __attribute__((noreturn))
+spec_error(struct session *s, struct tcb *t, const char *where)
+{
+	if (s->launched && s->launched == t->proc->tgid)
+		kill(s->launched, SIGKILL);
+	error_msg_and_die(CT_EXIT_SPEC, "cannot count the --progress/--latency locations%s",
+			  where);
+}
+
+/*
+ * Specs still pending at an exec wait for the program's start-up
+ * libraries, which the dynamic linker maps before it jumps to the
+ * program's entry point (AT_ENTRY): an int3 there stops the program
+ * before it does any work of its own, where a spec found nowhere is an
+ * error (entry_bp_hit).  x86-64 only; elsewhere they are reported at the
+ * end, as before.  Never left behind: taken out when hit, at a new exec
+ * (gone with the image) and at a detach (entry_bp_forget).
+ */
+static void
+entry_bp_plant(struct session *s, struct tcb *t)
+{
+#ifdef __x86_64__
+	uint64_t entry;
+	long word;
+
+	s->entry_bp.addr = 0;
+	if (!procfs_auxv(t->proc->tgid, AT_ENTRY, &entry) || !entry)
+		return;
+	errno = 0;
+	word = sys_ptrace(s, PTRACE_PEEKTEXT, t->tid, (void *) (uintptr_t) entry, NULL);
+	if (errno || sys_ptrace(s, PTRACE_POKETEXT, t->tid, (void *) (uintptr_t) entry,
+				(void *) ((word & ~0xffL) | 0xcc)) < 0) {
+		debug_msg("trace: %d: no int3 at the entry %#" PRIx64 ": %s", (int) t->tid, entry,
+			  strerror(errno));
+		return;
+	}
+	s->entry_bp.addr = entry;
+	s->entry_bp.word = word;
+	s->entry_bp.tid = t->tid;
+#else
+	(void) s;
+	(void) t;
+#endif
+}
+
+void
+trace_entry_bp_forget(struct session *s, struct tcb *t)
+{
+	if (!s->entry_bp.addr || t->proc->tgid != s->probes_pid)
+		return;
+	if (sys_ptrace(s, PTRACE_POKETEXT, t->tid, (void *) (uintptr_t) s->entry_bp.addr,
+		       (void *) s->entry_bp.word) < 0 && errno != ESRCH)
+		perror_msg("ptrace(POKETEXT, %d): the entry point's int3 stays", (int) t->tid);
+	s->entry_bp.addr = 0;
+}
+
+/*
+ * The SIGTRAP of the entry's int3?  Then the text is put back, the thread
+ * rewound to the entry, and every spec must be found, or a DSO:... wait
+ * for a dlopen: otherwise the command is killed there, before its work,
+ * and causaltop exits with CT_EXIT_SPEC.
+ */
+static bool
+entry_bp_hit(struct session *s, struct tcb *t)
+{
+#ifdef __x86_64__
+	struct user_regs_struct r;
+
+	if (!s->entry_bp.addr || t->tid != s->entry_bp.tid ||
+	    sys_ptrace(s, PTRACE_GETREGS, t->tid, NULL, &r) < 0 || r.rip != s->entry_bp.addr + 1)
+		return false;
+	trace_entry_bp_forget(s, t);
+	r.rip--;
+	if (sys_ptrace(s, PTRACE_SETREGS, t->tid, NULL, &r) < 0)
+		perror_msg_and_die(CT_EXIT_INTERNAL, "ptrace(SETREGS, %d)", (int) t->tid);
+	if (probe_resolve(s->probes, s->probes_pid, t->proc->sym,
+			  PROBE_RESOLVE_MORE | PROBE_RESOLVE_STARTED) < 0)
+		spec_error(s, t, ": the command was stopped at its entry point (a library "
+			   "it loads later with dlopen is named as DSO:FUNCTION)");
+	return true;
+#else
+	(void) s;
+	(void) t;
+	return false;
+#endif
+}
+
+/*
  * The image of the process probes follow changed (the launched command's
  * first exec, or a later one): find the locations again.  Libraries are
  * not mapped yet at an exec: their probes stay pending until the
- * mappings appear (PERF_RECORD_MMAP2, then trace_probe_more).
+ * mappings appear (PERF_RECORD_MMAP2, then trace_probe_more), and until
+ * the entry point at the latest (entry_bp_plant).
  */
 static void
 probe_image(struct session *s, struct tcb *t)
 {
+	int rc;
+
 	if (!s->probes || (s->probes_pid && s->probes_pid != t->proc->tgid) ||
 	    (!s->probes_pid && t->proc->tgid != s->launched))
 		return;
 	s->probes_pid = t->proc->tgid;
-	if (probe_resolve(s->probes, s->probes_pid, t->proc->sym, PROBE_RESOLVE_QUIET) < 0)
-		error_msg_and_die(CT_EXIT_SPEC, "cannot count the --progress/--latency locations");
+	rc = probe_resolve(s->probes, s->probes_pid, t->proc->sym, PROBE_RESOLVE_QUIET);
+	if (rc < 0)
+		spec_error(s, t, "");
 	probe_close(s, t);
 	trace_probe_open(s, t);
+	if (rc > 0)
+		entry_bp_plant(s, t);
+	else
+		s->entry_bp.addr = 0;
 }
 
 void
@@ -370,6 +472,7 @@ on_exec(struct session *s, struct tcb *t)
 static void
 detach_now(struct session *s, struct tcb *t, int sig)
 {
+	trace_entry_bp_forget(s, t);
 	if (sys_ptrace(s, PTRACE_DETACH, t->tid, NULL, (void *) (long) sig) < 0 && errno != ESRCH)
 		perror_msg("ptrace(DETACH, %d)", (int) t->tid);
 	if (t->proc->started)
@@ -478,9 +581,6 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 	case TE_SIGNALLED:
 		on_death(s, ev);
 		return;
-	case TE_STOP_BEFORE_EXECVE:
-		on_exec(s, t);
-		break;
 	default:
 		break;
 	}
@@ -490,6 +590,11 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		  s->trace_sys->now() / 1000);
 
 	switch (ev->te) {
+	case TE_STOP_BEFORE_EXECVE:
+		/* Marked stopped first: an error there detaches it at once. */
+		on_exec(s, t);
+		sig = 0;
+		break;
 	case TE_CLONE:
 		on_new_child(s, t, ev->event);
 		sig = 0;
@@ -536,7 +641,7 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		break;
 	case TE_SIGNAL_DELIVERY_STOP:
 		/* Pass the signal on unchanged. */
-		if (sig == SIGTRAP && stray_trap(s, t)) {
+		if (sig == SIGTRAP && (entry_bp_hit(s, t) || stray_trap(s, t))) {
 			sig = 0;
 			break;
 		}

@@ -75,6 +75,8 @@ void trace_drop_thread(struct session *, struct tcb *);
 /* Open the symbolizer for proc's current image (after exec, after attach). */
 void trace_proc_image(struct session *, struct ctproc *);
 const char *signame(int sig);
+/* Take the launched program's entry int3 out, t stopped (before a detach). */
+void trace_entry_bp_forget(struct session *, struct tcb *);
 /* Open the --progress counters on a new thread, if they apply to it. */
 void trace_probe_open(struct session *, struct tcb *);
 /* Executable mappings appeared: look for probes still pending. */

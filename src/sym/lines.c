@@ -5,6 +5,7 @@
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
 #include "sym/lines.h"
+#include "sym/symname.h"
 
 /*
  * Open addressing with linear probing over ids: the objects themselves
@@ -123,6 +124,7 @@ lines_free(struct lines_table *t)
 		return;
 	for (size_t i = 0; i < t->nfuncs; i++) {
 		free(t->funcs[i]->name);
+		free(t->funcs[i]->linkage);
 		free(t->funcs[i]->dso);
 		free(t->funcs[i]);
 	}
@@ -147,7 +149,7 @@ lines_func(struct lines_table *t, const char *dso, const char *name)
 	     i = (i + 1) & idx->mask) {
 		struct ct_func *f = t->funcs[idx->buckets[i].id_plus1 - 1];
 
-		if (idx->buckets[i].hash == hash && !strcmp(f->name, name) &&
+		if (idx->buckets[i].hash == hash && !strcmp(lines_func_symbol(f), name) &&
 		    !strcmp(f->dso, dso))
 			return f;
 	}
@@ -162,7 +164,11 @@ lines_func(struct lines_table *t, const char *dso, const char *name)
 
 	struct ct_func *f = xcalloc(1, sizeof(*f));
 
-	f->name = xstrdup(name);
+	/* Shown demangled; found by the symbol, which is unique. */
+	if ((f->name = symname_demangle(name)))
+		f->linkage = xstrdup(name);
+	else
+		f->name = xstrdup(name);
 	f->dso = xstrdup(dso);
 	f->id = t->nfuncs;
 	t->funcs[t->nfuncs++] = f;

@@ -11,10 +11,13 @@
 # include <stdint.h>
 
 struct ct_func {
-	char *name;		/* symbol name, or "dso+0xOFF" when there is none */
+	char *name;		/* symbol name, demangled; or "dso+0xOFF"
+				   when there is none */
+	char *linkage;		/* the symbol as mangled; NULL: name is it */
 	char *dso;		/* path of the module it lives in */
 	unsigned id;		/* dense index, in order of creation */
 	uint64_t samples;	/* samples attributed to it */
+	uint64_t unlined;	/* of these, at code without line info */
 	uint64_t self;		/* samples with it as the innermost frame,
 				   in scope or not */
 };
@@ -32,8 +35,14 @@ struct lines_table;
 struct lines_table *lines_new(void);
 void lines_free(struct lines_table *);
 
-/* Find or create.  Strings are copied. */
+/* Find or create, by the symbol (mangled) or name.  Strings are copied. */
 struct ct_func *lines_func(struct lines_table *, const char *dso, const char *name);
+/* The symbol as in the binary: the mangled name, or the name. */
+static inline const char *
+lines_func_symbol(const struct ct_func *f)
+{
+	return f->linkage ? f->linkage : f->name;
+}
 struct ct_line *lines_line(struct lines_table *, const char *file, unsigned line,
 			   struct ct_func *func);
 

@@ -16,6 +16,7 @@
 #include "sym/probe_addr.h"
 #include "sym/probe_spec.h"
 #include "sym/symbolizer.h"
+#include "sym/symname.h"
 
 /* One executable mapping of a file, from /proc/PID/maps. */
 struct probe_map {
@@ -371,14 +372,19 @@ probe_describe(const struct probe_image *img, const struct probe_module *m,
 	GElf_Off off = 0;
 	GElf_Sym sym;
 	uint64_t row;
-	char *desc, *fn;
+	char *desc, *fn, *readable;
 	int line = 0;
 
 	func = dwfl_module_addrinfo(m->mod, abs, &off, &sym, NULL, NULL, NULL);
+	/* Overloads differ by their parameters: the demangled form says which. */
+	readable = symname_demangle(func);
+	if (readable)
+		func = readable;
 	if (func && off)
 		fn = xasprintf("%s+0x%" PRIx64, func, (uint64_t) off);
 	else
 		fn = xstrdup(func ? func : "?");
+	free(readable);
 	file = probe_getsrc(m->mod, abs, &line, &row);
 	if (file && line > 0) {
 		slash = strrchr(file, '/');
@@ -423,7 +429,7 @@ probe_find_symbol(const struct probe_spec *p, const struct probe_module *m,
 							   NULL, NULL);
 		int type;
 
-		if (!name || strcmp(name, p->func) || shndx == SHN_UNDEF)
+		if (!name || shndx == SHN_UNDEF || !symname_matches(name, p->func))
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type == STT_GNU_IFUNC) {
@@ -812,8 +818,8 @@ probe_place_at(const struct probe_spec *p, const struct probe_image *img,
 	return 0;
 }
 
-static bool
-probe_dso_mapped(const char *dso, const struct probe_image *img)
+bool
+probe_addr_dso_mapped(const char *dso, const struct probe_image *img)
 {
 	for (size_t i = 0; i < img->nmods; i++) {
 		if (probe_dso_matches(dso, &img->mods[i]))
@@ -831,7 +837,7 @@ probe_report_not_found(const struct probe_spec *p, const struct probe_image *img
 
 	switch (p->type) {
 	case SPEC_FUNC:
-		if (p->dso && !probe_dso_mapped(p->dso, img))
+		if (p->dso && !probe_addr_dso_mapped(p->dso, img))
 			error_msg("progress point '%s': process %d (%s) maps no "
 				  "module '%s'", p->text, (int) img->pid,
 				  img->exe ? img->exe : "?", p->dso);

@@ -75,6 +75,8 @@ void probe_addr_clear(struct probe_addr *);
  */
 struct probe_image *probe_image_open(struct sym_proc *sp, pid_t pid);
 void probe_image_close(struct probe_image *);
+/* Does img map a module that dso (a spec's DSO part) names? */
+bool probe_addr_dso_mapped(const char *dso, const struct probe_image *img);
 
 /*
  * Find spec in img: PROBE_RESOLVED with *at filled (*at's bp_only may be

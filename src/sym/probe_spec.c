@@ -7,6 +7,7 @@
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
 #include "sym/probe_spec.h"
+#include "sym/symname.h"
 
 static bool
 probe_all_digits(const char *s)
@@ -46,12 +47,13 @@ probe_syntax_error(const char *spec, const char *why)
 static int
 probe_parse(struct probe_spec *p, const char *spec)
 {
-	const char *colon = strrchr(spec, ':');
+	/* Not a "::" of a C++ name: "app::Queue::push" is a function. */
+	const char *colon = symname_colon(spec);
 	const char *tail;
 	char *end;
 
 	if (!colon) {
-		if (!probe_is_ident(spec)) {
+		if (!probe_is_ident(spec) && !symname_valid(spec)) {
 			probe_syntax_error(spec, *spec ? "not a function name" :
 					   "empty");
 			return -1;
@@ -63,11 +65,6 @@ probe_parse(struct probe_spec *p, const char *spec)
 	tail = colon + 1;
 	if (colon == spec) {
 		probe_syntax_error(spec, "nothing before ':'");
-		return -1;
-	}
-	if (colon[-1] == ':') {
-		probe_syntax_error(spec, "'::' (give C++ functions by their "
-				   "mangled name)");
 		return -1;
 	}
 	if (probe_all_digits(tail)) {
@@ -96,7 +93,7 @@ probe_parse(struct probe_spec *p, const char *spec)
 		p->dso = xasprintf("%.*s", (int) (colon - spec), spec);
 		return 0;
 	}
-	if (probe_is_ident(tail)) {
+	if (probe_is_ident(tail) || symname_valid(tail)) {
 		p->type = SPEC_FUNC;
 		p->func = xstrdup(tail);
 		p->dso = xasprintf("%.*s", (int) (colon - spec), spec);

@@ -4,15 +4,20 @@
  * CAUSALTOP_BEGIN/END("txn") and CAUSALTOP_PROGRESS (named FILE:LINE).
  * With "burst": do one round unprofiled-or-not, print "ready", wait for
  * SIGUSR1, do a second round, print "done", then wait for SIGTERM.
+ * With "workers W": a master forks W processes that each burst, saying
+ * "ready PID" and "done PID"; SIGTERM to the master ends them all.
  * With "late": sleep 50 ms first, so that the page appears after the
  * supervisor's first look for it, and the run ends before its next.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "causaltop.h"
 #include "tests.h"
 
@@ -55,12 +60,66 @@ round_of(int n)
 		pthread_join(t[i], NULL);
 }
 
+/*
+ * One round, "ready", SIGUSR1, another round, "done", SIGTERM.  A worker
+ * process says its pid after each word.
+ */
+static int
+burst(int n, bool worker)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	round_of(n);
+	printf(worker ? "ready %d\n" : "ready\n", (int) getpid());
+	fflush(stdout);
+	if (sigwait(&set, &sig) || sig != SIGUSR1)
+		return 1;
+	round_of(n);
+	printf(worker ? "done %d\n" : "done\n", (int) getpid());
+	fflush(stdout);
+	sigwait(&set, &sig);
+	return 0;
+}
+
+/*
+ * A master and its worker processes (a server's shape): each worker
+ * bursts; SIGTERM to the master ends them all; 0 if every worker ended 0.
+ */
+static int
+workers(int n, int w)
+{
+	sigset_t set;
+	int sig, status, bad = 0;
+	pid_t kids[16];
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	for (int i = 0; i < w; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			fail_exit(99, "fork");
+		if (kids[i] == 0)
+			_exit(burst(n, true));
+	}
+	sigwait(&set, &sig);
+	for (int i = 0; i < w; i++)
+		kill(kids[i], SIGTERM);
+	for (int i = 0; i < w; i++)
+		if (waitpid(kids[i], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			bad = 1;
+	return bad;
+}
+
 int
 main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1;
-	sigset_t set;
-	int sig;
 
 	k = argc > 2 ? atol(argv[2]) : 1000;
 	if (n < 1 || n > 64)
@@ -70,22 +129,16 @@ main(int argc, char **argv)
 
 		nanosleep(&ts, NULL);
 	}
+	if (argc > 4 && !strcmp(argv[3], "workers")) {
+		int w = atoi(argv[4]);
+
+		if (w < 1 || w > 16)
+			fail_exit(99, "1 to 16 workers");
+		return workers(n, w);
+	}
 	if (argc < 4 || strcmp(argv[3], "burst")) {
 		round_of(n);
 		return 0;
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	round_of(n);
-	printf("ready\n");
-	fflush(stdout);
-	if (sigwait(&set, &sig) || sig != SIGUSR1)
-		return 1;
-	round_of(n);
-	printf("done\n");
-	fflush(stdout);
-	sigwait(&set, &sig);
-	return 0;
+	return burst(n, false);
 }

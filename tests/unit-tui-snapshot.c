@@ -109,6 +109,9 @@ static struct model_thread threads[] = {
 	{ 4242, 4242, "gt-unequal", MODEL_T_BLOCKED, 12, 0, "pthread_join" },
 	{ 4250, 4242, "gt-unequal", MODEL_T_RUNNING, 6120, 0, "branch_long" },
 	{ 4251, 4242, "gt-unequal", MODEL_T_PAUSED, 3790, 1840000000ULL, "branch_short" },
+	/* A second process (-p A,B, or a child with -f): its own group. */
+	{ 4300, 4300, "gt-worker", MODEL_T_RUNNING, 512, 0, "serve" },
+	{ 4302, 4300, "gt-worker", MODEL_T_BLOCKED, 40, 0, "epoll_wait" },
 	{ 4249, 4242, "gt-unequal", MODEL_T_EXITED, 88, 12000000ULL, NULL },
 };
 
@@ -452,7 +455,9 @@ main(int argc, char **argv)
 	CHECK(v.screen == SCR_POINTS, "Tab: the progress points");
 	snap("points-80x24", &m, &v, 24, 80, true, false);
 	press(&v, &m, '3', NULL);
+	m.nprocs = 2;
 	snap("threads-80x24", &m, &v, 24, 80, true, false);
+	m.nprocs = 1;
 	press(&v, &m, '4', NULL);
 	snap("log-80x24", &m, &v, 24, 80, true, false);
 	press(&v, &m, K_F(1), NULL);

@@ -201,7 +201,10 @@ header(struct canvas *cv, const struct model *m, const struct view *v, int w)
 		int aw = canvas_width(cv, a), room = w - x - aw - 2;
 		char pid[32];
 
-		snprintf(pid, sizeof(pid), "  pid %d", m->pid);
+		if (m->nprocs > 1)
+			snprintf(pid, sizeof(pid), "  pid %d +%u", m->pid, m->nprocs - 1);
+		else
+			snprintf(pid, sizeof(pid), "  pid %d", m->pid);
 		if (room > 8) {
 			int used = draw_cut(cv, 0, x, room - (int) strlen(pid), R_VALUE, m->command, false);
 

@@ -124,13 +124,15 @@ state_name(enum model_thread_state s, enum role *r)
 void
 draw_threads(struct canvas *cv, const struct model *m, struct view *v, struct area a)
 {
-	int func_w = a.w - 1 - 8 - 17 - 9 - 10 - 12, y;
+	int func_w = a.w - 1 - 8 - 8 - 17 - 9 - 10 - 12, y;
 	char buf[64];
 
 	canvas_fill(cv, a.y, a.x, a.w, ' ', R_HEADER);
 	{
 		int x = 1;
 
+		colhead(cv, a.y, x, 7, "PID", true);
+		x += 8;
 		colhead(cv, a.y, x, 7, "TID", true);
 		x += 8;
 		colhead(cv, a.y, x, 16, "NAME", false);
@@ -151,6 +153,11 @@ draw_threads(struct canvas *cv, const struct model *m, struct view *v, struct ar
 		const char *st = state_name(t->state, &r);
 		int x = 1;
 
+		/* Grouped by process (model.c): its pid on its first row only. */
+		snprintf(buf, sizeof(buf), "%d", t->tgid);
+		if (i == v->th_top || m->threads[i - 1].tgid != t->tgid)
+			draw_right(cv, y, x, 7, R_TITLE, buf);
+		x += 8;
 		snprintf(buf, sizeof(buf), "%d", t->tid);
 		draw_right(cv, y, x, 7, t->tid == t->tgid ? R_TITLE : R_NORMAL, buf);
 		x += 8;

@@ -216,6 +216,8 @@ make_probes(struct session *s)
 	}
 	if (bad)
 		exit(CT_EXIT_USAGE);
+	s->probe_sets = xmalloc(sizeof(*s->probe_sets));
+	s->probe_sets[s->nprobe_sets++] = s->probes;
 	if (o->probe_mode == PROBE_BREAKPOINT && probe_breakpoints_dead())
 		error_msg_and_die(CT_EXIT_PERF, "--probe-mode=breakpoint: %s; "
 				  "--probe-mode=auto or uprobe counts with uprobes",
@@ -237,24 +239,35 @@ probes_sync(struct session *s, bool final)
 	for (unsigned i = 0; i < n; i++) {
 		enum probe_kind k = probe_kind_of(s->probes, i);
 		struct progress_point *p = s->probe_points[i];
+		const char *mech = NULL;
+		uint64_t count = 0;
 
-		if (!probe_resolved(s->probes, i)) {
+		/* Every process counted has a set: one point, their sum. */
+		for (unsigned j = 0; j < s->nprobe_sets; j++) {
+			struct probe_set *ps = s->probe_sets[j];
+
+			if (!mech && probe_resolved(ps, i))
+				mech = probe_mechanism(ps, i);
+			count += probe_count(ps, i);
+		}
+		if (!mech && !count) {
 			if (final)
 				error_msg("warning: progress point '%s' was never found in the program",
 					  probe_name(s->probes, i));
 			continue;
 		}
+		if (!mech)
+			mech = probe_mechanism(s->probes, i);
 		if (!p)
 			p = s->probe_points[i] = progress_point(s->progress, probe_name(s->probes, i),
-				k == PROBE_THROUGHPUT ? PROGRESS_THROUGHPUT : PROGRESS_LATENCY,
-				probe_mechanism(s->probes, i));
+				k == PROBE_THROUGHPUT ? PROGRESS_THROUGHPUT : PROGRESS_LATENCY, mech);
 		/* Breakpoints on some threads, uprobes on others: known at the end. */
 		if (final)
-			p->source = probe_mechanism(s->probes, i);
+			p->source = mech;
 		if (k == PROBE_BEGIN)
-			p->arrivals = probe_count(s->probes, i);
+			p->arrivals = count;
 		else
-			p->count = probe_count(s->probes, i);
+			p->count = count;
 	}
 }
 
@@ -726,7 +739,9 @@ main(int argc, char **argv)
 	scope_free(s.scope);
 	lines_free(s.lines);
 	progress_table_free(s.progress);
-	probe_set_free(s.probes);
+	for (unsigned j = 0; j < s.nprobe_sets; j++)
+		probe_set_free(s.probe_sets[j]);
+	free(s.probe_sets);
 	free(s.probe_points);
 	free(s.coz_shim);
 	free(s.exe);

@@ -23,7 +23,7 @@
 
 static const char usage_text[] =
 "Usage: causaltop [record] [OPTIONS] -- COMMAND [ARGS...]\n"
-"       causaltop [record] [OPTIONS] -p PID\n"
+"       causaltop [record] [OPTIONS] -p PID[,PID...]\n"
 "       causaltop report [OPTIONS] [PROFILE...]   (see causaltop report --help)\n"
 "       causaltop diff [OPTIONS] OLD NEW          (see causaltop diff --help)\n"
 "\n"
@@ -31,8 +31,10 @@ static const char usage_text[] =
 "supervisor of every thread.\n"
 "\n"
 "Target:\n"
-"  -p, --pid=PID             attach to a running process (all its threads)\n"
-"  -f, --follow-forks        also profile child processes (fork, vfork)\n"
+"  -p, --pid=PID[,PID...]    attach to running processes (all their threads;\n"
+"                            -p may be repeated; with -f, their children too)\n"
+"  -f, --follow-forks        also profile child processes (fork, vfork; with\n"
+"                            -p, the children they already have as well)\n"
 "      --duration=SECONDS    stop profiling and detach after SECONDS\n"
 "      --end-to-end          each run of COMMAND is one unit of progress\n"
 "      --runs=N              with --end-to-end, run COMMAND N times (default 1)\n"
@@ -218,6 +220,35 @@ push(const char **arr, size_t *n, const char *s)
 	return arr;
 }
 
+
+/* -p 12,34 and -p 12 -p 34 alike; a pid given twice is one process. */
+static void
+add_pids(struct options *o, const char *arg)
+{
+	const char *p = arg;
+
+	do {
+		char *end;
+		long v;
+		size_t i;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || v <= 0 || v > INT_MAX ||
+		    !isdigit((unsigned char) *p))
+			usage_error("invalid process id '%s'", arg);
+		for (i = 0; i < o->n_pids && o->pids[i] != (pid_t) v; i++)
+			;
+		if (i == o->n_pids) {
+			o->pids = xrealloc(o->pids, (o->n_pids + 1) * sizeof(*o->pids));
+			o->pids[o->n_pids++] = (pid_t) v;
+		}
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			usage_error("invalid process id '%s'", arg);
+	} while (*p);
+	o->pid = o->pids[0];
+}
 void
 options_parse(struct options *o, int argc, char **argv)
 {
@@ -241,11 +272,7 @@ options_parse(struct options *o, int argc, char **argv)
 
 		switch (c) {
 		case 'p':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 || v > INT_MAX)
-				usage_error("invalid process id '%s'", optarg);
-			o->pid = (pid_t) v;
+			add_pids(o, optarg);
 			break;
 		case 'f':
 			o->follow_forks = true;
@@ -501,4 +528,5 @@ options_free(struct options *o)
 	free(o->source_scope);
 	free(o->progress);
 	free(o->latency);
+	free(o->pids);
 }

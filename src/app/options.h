@@ -10,7 +10,9 @@
 # include "perf/sampler.h"
 
 struct options {
-	pid_t pid;			/* -p; 0 when launching */
+	pid_t pid;			/* the first -p; 0 when launching */
+	pid_t *pids;			/* every -p, in order, none twice */
+	size_t n_pids;
 	char **cmd;			/* after "--"; NULL with -p */
 	bool follow_forks;
 	uint64_t period_ns;

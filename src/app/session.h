@@ -34,16 +34,19 @@ struct session {
 	struct lines_table *lines;
 	struct scope *scope;
 	struct progress_table *progress;
-	struct probe_set *probes;	/* --progress/--latency; NULL if none */
-	pid_t probes_pid;		/* the process they are resolved in */
+	struct probe_set *probes;	/* --progress/--latency; NULL if none:
+					   counts in the first process */
+	struct probe_set **probe_sets;	/* [0] probes, then a clone per other
+					   process counted: kept to the end */
+	unsigned nprobe_sets;
+	pid_t probes_pid;		/* that first process: the launched
+					   command or the first -p */
 	struct {
 		uint64_t addr;		/* the launched program's entry, an
 					   int3 planted on it; 0: none */
 		long word;		/* the text the int3 replaced */
 		pid_t tid;		/* the thread that will hit it */
 	} entry_bp;
-	bool probes_mapped;		/* executable mappings since the last
-					   look for pending probes */
 	struct progress_point **probe_points;	/* per probe, once resolved */
 
 	struct exp_engine *exp;		/* NULL with --no-experiments */

@@ -243,6 +243,34 @@ procfs_tasks(pid_t pid, pid_t **tids)
 	return (int) n;
 }
 
+/*
+ * /proc/PID/task/TID/children needs CONFIG_PROC_CHILDREN and misses
+ * children of threads that exited: scan every process's PPid instead.
+ */
+int
+procfs_children(pid_t pid, pid_t **kids)
+{
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+	pid_t *v = NULL;
+	DIR *d;
+
+	if (!(d = opendir("/proc")))
+		return -1;
+	while ((de = readdir(d))) {
+		long k = strtol(de->d_name, NULL, 10);
+
+		if (k <= 0 || k == pid || status_field((pid_t) k, "PPid") != pid)
+			continue;
+		if (n == cap)
+			v = xgrowarray(v, &cap, n + 1, sizeof(*v));
+		v[n++] = (pid_t) k;
+	}
+	closedir(d);
+	*kids = v;
+	return (int) n;
+}
+
 int
 procfs_read_int(const char *path, int dflt)
 {

@@ -50,6 +50,8 @@ void procfs_task_close(struct procfs_task *);
 void procfs_comm(pid_t tid, char buf[16]);
 /* Threads of pid; returns count (malloc'ed array in *tids) or -1. */
 int procfs_tasks(pid_t pid, pid_t **tids);
+/* Processes whose parent is pid now; count (malloc'ed array) or -1. */
+int procfs_children(pid_t pid, pid_t **kids);
 /* An integer from a file such as /proc/sys/kernel/perf_event_paranoid. */
 int procfs_read_int(const char *path, int dflt);
 /*

@@ -159,13 +159,13 @@ on_sample(void *ctx, void *owner, const struct ct_sample *smp)
 static void
 on_exec_mmap(void *ctx, uint32_t pid)
 {
-	struct session *s = ctx;
 	struct ctproc *p = proc_lookup((pid_t) pid);
 
 	if (p && p->sym)
 		sym_proc_maps_changed(p->sym);
-	if ((pid_t) pid == s->probes_pid)
-		s->probes_mapped = true;
+	if (p && p->probes)
+		p->probes_mapped = true;
+	(void) ctx;
 }
 
 static void

@@ -174,6 +174,9 @@ fill_target(struct model *m, struct session *s)
 	m->command = p->command ? p->command : "?";
 	m->pid = s->opts.pid ? s->opts.pid : s->launched;
 	m->attached = s->opts.pid != 0;
+	m->nprocs = 0;
+	for (struct ctproc *c = proc_first(); c; c = c->next)
+		m->nprocs += c->nthreads > 0;
 	m->phase = s->end_ns ? MODEL_ENDED : MODEL_PROFILING;
 	if (s->end_ns && !p->end_reason) {
 		int st = s->launched_status;
@@ -522,16 +525,33 @@ fill_threads(struct model *m, struct session *s)
 	struct thread_stats *const *all = thread_stats_all(&n);
 	unsigned reads = 0;
 
+	size_t ngroups = 0, g;
+	pid_t *groups = NULL;
+
 	m->nthreads = 0;
 	if (n > p->threads_cap)
 		m->threads = xgrowarray(m->threads, &p->threads_cap, n, sizeof(*m->threads));
-	/* Live threads first, in the order they appeared; then the exited. */
+	/* The processes, in the order their first thread appeared. */
+	for (size_t i = 0; i < n; i++) {
+		for (g = 0; g < ngroups && groups[g] != all[i]->tgid; g++)
+			;
+		if (g == ngroups) {
+			groups = xrealloc(groups, (ngroups + 1) * sizeof(*groups));
+			groups[ngroups++] = all[i]->tgid;
+		}
+	}
+	/* Live threads first, then the exited; by process, as they appeared. */
 	for (int pass = 0; pass < 2; pass++)
+	    for (g = 0; g < ngroups; g++)
 		for (size_t i = 0; i < n; i++) {
-			struct tcb *t = tcb_lookup(all[i]->tid);
-			bool live = t && t->stats == all[i];
+			struct tcb *t;
+			bool live;
 			struct model_thread *mt;
 
+			if (all[i]->tgid != groups[g])
+				continue;
+			t = tcb_lookup(all[i]->tid);
+			live = t && t->stats == all[i];
 			if ((pass == 0) != live)
 				continue;
 			mt = &m->threads[m->nthreads++];
@@ -546,6 +566,7 @@ fill_threads(struct model *m, struct session *s)
 			memcpy(mt->comm, all[i]->comm, sizeof(mt->comm));
 			mt->comm[sizeof(mt->comm) - 1] = '\0';
 		}
+	free(groups);
 }
 
 static void

@@ -141,7 +141,8 @@ struct model_priv;
 struct model {
 	/* The target. */
 	const char *command;	/* the command line, or the executable with -p */
-	int pid;
+	int pid;		/* the launched command, or the first -p */
+	unsigned nprocs;	/* processes traced now (-p A,B; -f) */
 	bool attached;		/* -p */
 	enum model_phase phase;
 	const char *end_reason;	/* "exited with status 0", ... */

@@ -412,6 +412,21 @@ probe_add(struct probe_set *ps, const char *spec, enum probe_kind kind,
 	return (int) ps->nprobes++;
 }
 
+struct probe_set *
+probe_set_clone(const struct probe_set *ps)
+{
+	struct probe_set *c = probe_set_new(ps->mode);
+
+	for (size_t i = 0; i < ps->nprobes; i++) {
+		const struct probe *p = &ps->probes[i];
+
+		/* Parsed once already: it parses again. */
+		if (probe_add(c, p->spec.text, p->kind, p->name) < 0)
+			abort();
+	}
+	return c;
+}
+
 /* Open the probe just resolved on every live thread; -1 when printed. */
 static int
 probe_open_on_live(struct probe_set *ps, size_t i)

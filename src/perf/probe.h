@@ -38,9 +38,9 @@
  * coarse.  The fallback is per thread and per probe, so every hit is
  * counted exactly once whichever mechanism counts it.
  *
- * A probe_set follows one address-space layout: the first image of the
- * target, then each image it execs.  Children forked without exec share
- * the layout; a child that execs needs a set of its own.
+ * A probe_set follows one address-space layout: the first image of a
+ * process, then each image it execs.  Every process counted has its own
+ * (probe_set_clone): the supervisor sums their counts per probe.
  *
  * How the supervisor drives it:
  *   probe_set_new, probe_add per --progress/--latency spec (at option
@@ -106,6 +106,11 @@ struct sym_proc;
 int probe_mode_from_name(const char *name);
 
 struct probe_set *probe_set_new(enum probe_mode mode);
+/*
+ * A set of the same specs, resolved in nothing yet: for another
+ * process, whose layout is its own (each process counted has a set).
+ */
+struct probe_set *probe_set_clone(const struct probe_set *ps);
 /* Closes whatever is still open and frees every handle not closed. */
 void probe_set_free(struct probe_set *ps);
 

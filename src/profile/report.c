@@ -201,9 +201,11 @@ report_flat(const struct session *s, FILE *out)
 {
 	double secs = (s->end_ns - s->start_ns) / 1e9;
 
-	fprintf(out, "causaltop: %s %d for %.3f s; sampler %s",
-		s->launched ? "launched" : "attached to", (int) (s->launched ? s->launched : s->opts.pid),
-		secs, sampler_describe(s->smp));
+	fprintf(out, "causaltop: %s %d", s->launched ? "launched" : "attached to",
+		(int) (s->launched ? s->launched : s->opts.pid));
+	for (size_t i = 1; !s->launched && i < s->opts.n_pids; i++)
+		fprintf(out, ",%d", (int) s->opts.pids[i]);
+	fprintf(out, " for %.3f s; sampler %s", secs, sampler_describe(s->smp));
 	if (s->sample_cost_measured)
 		fprintf(out, "; a sample costs %.1f us here", s->sample_cost_ns / 1e3);
 	fputc('\n', out);

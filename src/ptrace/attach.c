@@ -336,36 +336,26 @@ warn_leak_check(pid_t pid)
 	free(opts);
 }
 
-void
-trace_attach(struct session *s)
+/*
+ * Seize every thread of process pid.  A thread we have not seized yet may
+ * create new ones, which we would not see: list the threads again until
+ * a pass finds none new.  Returns the process, or NULL when it was gone
+ * before any thread could be seized.
+ */
+static struct ctproc *
+attach_process(struct session *s, pid_t pid)
 {
-	pid_t pid = s->opts.pid;
-	pid_t tgid = procfs_tgid(pid);
-	struct ctproc *p;
-	bool added;
+	struct ctproc *p = proc_new(pid);
+	bool added, any = false;
 
-	validate_pid(pid);
-	if (tgid != pid) {
-		error_msg("%d is a thread of process %d: profiling the whole process",
-			  (int) pid, (int) tgid);
-		pid = s->opts.pid = tgid;
-	}
-	p = proc_new(pid);
 	p->started = true;
-	/*
-	 * A thread we have not seized yet may create new ones, which we would
-	 * not see: list the threads again until a pass finds none new.
-	 */
 	do {
 		pid_t *tids;
 		int n = procfs_tasks(pid, &tids);
 
 		added = false;
-		if (n < 0) {
-			if (!tcb_count())
-				error_msg_and_die(CT_EXIT_NO_PID, "no such process: %d", (int) pid);
+		if (n < 0)
 			break;
-		}
 		for (int i = 0; i < n; i++) {
 			struct tcb *t;
 
@@ -385,10 +375,11 @@ trace_attach(struct session *s)
 					continue;
 				/*
 				 * Created since we seized its creator: traced by
-				 * us already (PTRACE_O_TRACECLONE), and adopted at
-				 * its first stop.  Taken for someone else's,
-				 * signals.test failed once in CI ("already traced
-				 * by process N (causaltop)", N being us).
+				 * us already (PTRACE_O_TRACECLONE, or a fork with
+				 * -f), and adopted at its first stop.  Taken for
+				 * someone else's, signals.test failed once in CI
+				 * ("already traced by process N (causaltop)", N
+				 * being us).
 				 */
 				if (err == EPERM && procfs_tracer(tids[i]) == getpid())
 					continue;
@@ -399,8 +390,9 @@ trace_attach(struct session *s)
 				perror_msg_and_die(CT_EXIT_INTERNAL, "PTRACE_SEIZE %d", (int) tids[i]);
 			}
 			t = trace_new_thread(s, tids[i], p);
-			if (tcb_count() == 1)
+			if (!any)
 				trace_proc_image(s, p);
+			any = true;
 			/* Seized, not stopped: no first stop will come. */
 			t->flags &= ~TCB_STARTUP;
 			tracelog(tids[i], "+++ attached");
@@ -408,16 +400,98 @@ trace_attach(struct session *s)
 		}
 		free(tids);
 	} while (added);
-	if (!tcb_count())
-		error_msg_and_die(CT_EXIT_NO_PID, "process %d exited before it could be attached",
-				  (int) pid);
+	if (!any && !p->nthreads) {
+		proc_free(p);
+		return NULL;
+	}
 	warn_leak_check(pid);
-	if (s->probes) {
-		if (probe_resolve(s->probes, pid, p->sym, 0))
+	return p;
+}
+
+/*
+ * With -f, the children a process has already (a server's workers): a
+ * child forked after its parent was seized is ours already (fork events),
+ * one forked before is found here; theirs in turn, breadth first.
+ */
+static void
+attach_children(struct session *s, pid_t parent)
+{
+	pid_t *kids;
+	int n = procfs_children(parent, &kids);
+
+	for (int i = 0; i < n; i++) {
+		if (proc_lookup(kids[i]) || procfs_is_kthread(kids[i]) || procfs_tracer(kids[i]) > 0)
+			continue;
+		if (attach_process(s, kids[i])) {
+			error_msg("process %d: following its child %d", (int) parent, (int) kids[i]);
+			attach_children(s, kids[i]);
+		}
+	}
+	if (n > 0)
+		free(kids);
+}
+
+/*
+ * The specs in every process attached: with one, as it says (nonzero is
+ * fatal); with several, each must be found in one of them at least (a
+ * client and a server differ), and the others count where they are.
+ */
+static void
+attach_probes(struct session *s)
+{
+	unsigned nprocs = 0;
+	int rc;
+
+	for (struct ctproc *p = proc_first(); p; p = p->next) {
+		trace_probe_proc(s, p);
+		nprocs++;
+	}
+	for (struct ctproc *p = proc_first(); p; p = p->next) {
+		rc = probe_resolve(p->probes, p->tgid, p->sym, nprocs > 1 ? PROBE_RESOLVE_QUIET : 0);
+		if (rc < 0 || (rc > 0 && nprocs == 1))
 			error_msg_and_die(CT_EXIT_SPEC,
 					  "cannot count the --progress/--latency locations");
-		s->probes_pid = pid;
-		for (struct tcb *t = tcb_first(); t; t = t->next)
-			trace_probe_open(s, t);
 	}
+	for (unsigned i = 0; i < probe_nprobes(s->probes); i++) {
+		bool found = false;
+
+		for (struct ctproc *p = proc_first(); p && !found; p = p->next)
+			found = probe_resolved(p->probes, i);
+		if (!found)
+			error_msg_and_die(CT_EXIT_SPEC, "progress point '%s' is found in none of "
+					  "the %u processes", probe_name(s->probes, i), nprocs);
+	}
+	for (struct tcb *t = tcb_first(); t; t = t->next)
+		trace_probe_open(s, t);
+}
+
+void
+trace_attach(struct session *s)
+{
+	struct options *o = &s->opts;
+
+	/* Bad input is found before any process is touched. */
+	for (size_t i = 0; i < o->n_pids; i++) {
+		pid_t tgid;
+
+		validate_pid(o->pids[i]);
+		tgid = procfs_tgid(o->pids[i]);
+		if (tgid > 0 && tgid != o->pids[i]) {
+			error_msg("%d is a thread of process %d: profiling the whole process",
+				  (int) o->pids[i], (int) tgid);
+			o->pids[i] = tgid;
+		}
+	}
+	o->pid = o->pids[0];
+	for (size_t i = 0; i < o->n_pids; i++) {
+		if (proc_lookup(o->pids[i]))
+			continue;	/* given twice, or a child of one given */
+		if (!attach_process(s, o->pids[i]))
+			error_msg_and_die(CT_EXIT_NO_PID, "process %d exited before it could "
+					  "be attached", (int) o->pids[i]);
+		if (o->follow_forks)
+			attach_children(s, o->pids[i]);
+	}
+	if (s->probes)
+		attach_probes(s);
 }

@@ -14,6 +14,7 @@
 # include "calc/delay.h"
 
 struct ct_func;
+struct probe_set;
 struct probe_thread;
 struct progress_page;
 struct sampler_ring;
@@ -27,6 +28,9 @@ struct ctproc {
 					   command's exec, at once otherwise */
 	struct sym_proc *sym;		/* NULL if the symbolizer failed */
 	struct unwinder *unw;		/* over sym's modules; NULL with it */
+	struct probe_set *probes;	/* --progress counted here; NULL: not */
+	bool probes_mapped;		/* executable mappings since the last
+					   look for pending probes */
 	struct progress_page *page;	/* its progress page, once found */
 	uint64_t page_scan_ns;		/* when to look for it next */
 	struct ctproc *next;

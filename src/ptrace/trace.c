@@ -157,20 +157,42 @@ trace_progress_poll(struct session *s, struct ctproc *p, uint64_t now)
 	progress_page_poll(s->progress, p->page);
 }
 
-/* --progress counters on a thread of the process they are resolved in. */
+/*
+ * p is counted from now: the session's set for the first process (whose
+ * specs must be found), a copy for any other (-p A,B, a child of one,
+ * with -f a fork), its counts summed with the others' per point.
+ */
+void
+trace_probe_proc(struct session *s, struct ctproc *p)
+{
+	if (!s->probes || p->probes)
+		return;
+	if (!s->probes_pid) {
+		s->probes_pid = p->tgid;
+		p->probes = s->probes;
+		return;
+	}
+	p->probes = probe_set_clone(s->probes);
+	s->probe_sets = xrealloc(s->probe_sets, (s->nprobe_sets + 1) * sizeof(*s->probe_sets));
+	s->probe_sets[s->nprobe_sets++] = p->probes;
+}
+
+/* --progress counters on a thread of a process counted. */
 void
 trace_probe_open(struct session *s, struct tcb *t)
 {
-	if (!s->probes || t->probe || t->proc->tgid != s->probes_pid)
+	(void) s;
+	if (!t->proc->probes || t->probe)
 		return;
-	probe_thread_open(s->probes, t->tid, &t->probe);
+	probe_thread_open(t->proc->probes, t->tid, &t->probe);
 }
 
 static void
 probe_close(struct session *s, struct tcb *t)
 {
+	(void) s;
 	if (t->probe)
-		probe_thread_close(s->probes, t->probe);
+		probe_thread_close(t->proc->probes, t->probe);
 	t->probe = NULL;
 }
 
@@ -254,7 +276,7 @@ entry_bp_hit(struct session *s, struct tcb *t)
 	r.rip--;
 	if (sys_ptrace(s, PTRACE_SETREGS, t->tid, NULL, &r) < 0)
 		perror_msg_and_die(CT_EXIT_INTERNAL, "ptrace(SETREGS, %d)", (int) t->tid);
-	if (probe_resolve(s->probes, s->probes_pid, t->proc->sym,
+	if (probe_resolve(t->proc->probes, s->probes_pid, t->proc->sym,
 			  PROBE_RESOLVE_MORE | PROBE_RESOLVE_STARTED) < 0)
 		spec_error(s, t, ": the command was stopped at its entry point (a library "
 			   "it loads later with dlopen is named as DSO:FUNCTION)");
@@ -267,26 +289,33 @@ entry_bp_hit(struct session *s, struct tcb *t)
 }
 
 /*
- * The image of the process probes follow changed (the launched command's
- * first exec, or a later one): find the locations again.  Libraries are
- * not mapped yet at an exec: their probes stay pending until the
- * mappings appear (PERF_RECORD_MMAP2, then trace_probe_more), and until
- * the entry point at the latest (entry_bp_plant).
+ * The image of a process counted changed (the launched command's first
+ * exec, or a later one, or a followed child's): find the locations
+ * again.  Libraries are not mapped yet at an exec: their probes stay
+ * pending until the mappings appear (PERF_RECORD_MMAP2, then
+ * trace_probe_more), and in the first process until the entry point at
+ * the latest (entry_bp_plant).  Another process (a child running some
+ * other program) need not have them at all.
  */
 static void
 probe_image(struct session *s, struct tcb *t)
 {
+	struct ctproc *p = t->proc;
+	bool first;
 	int rc;
 
-	if (!s->probes || (s->probes_pid && s->probes_pid != t->proc->tgid) ||
-	    (!s->probes_pid && t->proc->tgid != s->launched))
+	if (p->tgid == s->launched && !s->probes_pid)
+		trace_probe_proc(s, p);
+	if (!p->probes)
 		return;
-	s->probes_pid = t->proc->tgid;
-	rc = probe_resolve(s->probes, s->probes_pid, t->proc->sym, PROBE_RESOLVE_QUIET);
-	if (rc < 0)
+	first = p->tgid == s->probes_pid;
+	rc = probe_resolve(p->probes, p->tgid, p->sym, PROBE_RESOLVE_QUIET);
+	if (rc < 0 && first)
 		spec_error(s, t, "");
 	probe_close(s, t);
 	trace_probe_open(s, t);
+	if (!first)
+		return;
 	if (rc > 0)
 		entry_bp_plant(s, t);
 	else
@@ -296,14 +325,13 @@ probe_image(struct session *s, struct tcb *t)
 void
 trace_probe_more(struct session *s)
 {
-	struct ctproc *p;
-
-	if (!s->probes || !s->probes_pid || !s->probes_mapped)
-		return;
-	s->probes_mapped = false;
-	p = proc_lookup(s->probes_pid);
-	probe_resolve(s->probes, s->probes_pid, p ? p->sym : NULL,
-		      PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET);
+	for (struct ctproc *p = proc_first(); p; p = p->next) {
+		if (!p->probes || !p->probes_mapped)
+			continue;
+		p->probes_mapped = false;
+		probe_resolve(p->probes, p->tgid, p->sym, PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET);
+	}
+	(void) s;
 }
 
 struct tcb *
@@ -385,6 +413,19 @@ adopt(struct session *s, pid_t tid)
 	return new_child_thread(s, p, tid);
 }
 
+/*
+ * A followed fork of a process counted is counted too, in its own set:
+ * its layout is the parent's copy until it execs (probe_image).
+ */
+static void
+fork_probes(struct session *s, struct tcb *parent, struct ctproc *p)
+{
+	if (!parent->proc->probes || p->probes || p == parent->proc || !s->opts.follow_forks)
+		return;
+	trace_probe_proc(s, p);
+	probe_resolve(p->probes, p->tgid, p->sym, PROBE_RESOLVE_QUIET);
+}
+
 static void
 on_new_child(struct session *s, struct tcb *parent, int event)
 {
@@ -410,11 +451,17 @@ on_new_child(struct session *s, struct tcb *parent, int event)
 	 * 10,000-thread test hung that way, once in ~30 runs).  A child not
 	 * yet reaped still has its /proc entry, zombie or not.
 	 */
-	if (t || tgid <= 0)
+	if (tgid <= 0)
 		return;
+	if (t) {
+		fork_probes(s, parent, t->proc);
+		trace_probe_open(s, t);
+		return;
+	}
 	p = proc_lookup(tgid);
 	if (!p)
 		p = new_child_proc(s, tgid);
+	fork_probes(s, parent, p);
 	t = new_child_thread(s, p, child);
 	/* It starts where its parent's delay accounting is. */
 	if (s->trace_ops)

@@ -77,6 +77,8 @@ void trace_proc_image(struct session *, struct ctproc *);
 const char *signame(int sig);
 /* Take the launched program's entry int3 out, t stopped (before a detach). */
 void trace_entry_bp_forget(struct session *, struct tcb *);
+/* Count the --progress/--latency points in p as well (a set of its own). */
+void trace_probe_proc(struct session *, struct ctproc *);
 /* Open the --progress counters on a new thread, if they apply to it. */
 void trace_probe_open(struct session *, struct tcb *);
 /* Executable mappings appeared: look for probes still pending. */

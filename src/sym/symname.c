@@ -6,6 +6,7 @@
 #include <string.h>
 #include "base/error_prints.h"
 #include "base/xmalloc.h"
+#include "sym/rustv0.h"
 #include "sym/symname.h"
 
 /*
@@ -125,6 +126,9 @@ symname_demangle(const char *name)
 	char *d;
 	int status = -1;
 
+	/* Rust's v0 form needs no C++ runtime: ours, as rustc-demangle shows it. */
+	if (name && !strncmp(name, "_R", 2))
+		return rustv0_demangle(name, true);
 	/* Only mangled names: a C symbol never starts with _Z. */
 	if (!name || strncmp(name, "_Z", 2) || !cxxrt_load())
 		return NULL;
@@ -218,6 +222,72 @@ plain_name(const char *d, bool drop_templates)
 	return out;
 }
 
+/*
+ * A demangled Rust name: an impl's "<Type as Trait>::f" or a generic
+ * "f::<T>", which a C++ name never spells so.
+ */
+static bool
+rust_like(const char *d)
+{
+	return d[0] == '<' || strstr(d, "::<");
+}
+
+/* Does d[i] open generic arguments (after a name, or "::"), not "<T as Trait>"? */
+static bool
+rust_args_at(const char *d, size_t i)
+{
+	return i > 0 && (isalnum((unsigned char) d[i - 1]) || d[i - 1] == '_' ||
+			 d[i - 1] == ':');
+}
+
+/*
+ * A demangled Rust name without generic arguments ("::<...>", a type's
+ * "<...>"), and an inherent impl's "<app::Queue>::push" as the path
+ * users write, "app::Queue::push".  malloc'd.
+ */
+static char *
+rust_plain(const char *d)
+{
+	size_t n = strlen(d), o = 0, k;
+	char *out = xmalloc(n + 1);
+	int depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t span = 1;
+
+		/* "->" of a fn type closes nothing, nor does a char constant '>'. */
+		if (d[i] == '-' && d[i + 1] == '>') {
+			span = 2;
+		} else if (d[i] == '\'' && (d[i + 1] == '<' || d[i + 1] == '>') &&
+			   d[i + 2] == '\'') {
+			span = 3;
+		} else if (d[i] == '<' && (depth || rust_args_at(d, i))) {
+			/* "f::<T>" loses its "::" with its arguments. */
+			if (!depth++ && o >= 2 && !strncmp(out + o - 2, "::", 2))
+				o -= 2;
+			continue;
+		} else if (d[i] == '>' && depth) {
+			depth--;
+			continue;
+		}
+		if (!depth) {
+			memcpy(out + o, d + i, span);
+			o += span;
+		}
+		i += span - 1;
+	}
+	out[o] = 0;
+	/* "<path>::": an inherent impl's self type is a plain path. */
+	for (k = 1; k < o && (isalnum((unsigned char) out[k]) || out[k] == '_' ||
+			      out[k] == ':'); k++)
+		;
+	if (out[0] == '<' && k > 1 && out[k] == '>' && out[k + 1] == ':') {
+		memmove(out + k, out + k + 1, o - k);
+		memmove(out, out + 1, o - 1);
+	}
+	return out;
+}
+
 char *
 symname_brief(const char *name)
 {
@@ -226,7 +296,7 @@ symname_brief(const char *name)
 
 	if (!strchr(name, '(') && !strchr(name, '<'))
 		return xstrdup(name);
-	b = plain_name(name, true);
+	b = rust_like(name) ? rust_plain(name) : plain_name(name, true);
 	while ((p = strstr(b, anon)))
 		memmove(p, p + sizeof(anon) - 1, strlen(p + sizeof(anon) - 1) + 1);
 	if (!*b) {
@@ -248,6 +318,34 @@ form_matches(const char *form, const char *spec)
 	       !strncmp(form + fl - sl - 2, "::", 2);
 }
 
+/*
+ * A Rust v0 symbol answers to its demangled name, to it without a
+ * clone's ".suffix", and to that without generic arguments.
+ */
+static bool
+rust_v0_matches(const char *name, const char *spec)
+{
+	char *d, *plain;
+	bool match;
+
+	if (!(d = rustv0_demangle(name, true)))
+		return false;
+	match = form_matches(d, spec);
+	if (!match && strchr(name, '.')) {
+		free(d);
+		if (!(d = rustv0_demangle(name, false)))
+			return false;
+		match = form_matches(d, spec);
+	}
+	if (!match) {
+		plain = rust_plain(d);
+		match = form_matches(plain, spec);
+		free(plain);
+	}
+	free(d);
+	return match;
+}
+
 bool
 symname_matches(const char *name, const char *spec)
 {
@@ -258,7 +356,7 @@ symname_matches(const char *name, const char *spec)
 
 	if (!strcmp(name, spec))
 		return true;
-	if (strncmp(name, "_Z", 2))
+	if (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2))
 		return false;
 	/*
 	 * GCC's cold part of a function ("[clone .cold]") is no entry: it
@@ -266,7 +364,11 @@ symname_matches(const char *name, const char *spec)
 	 */
 	if (strstr(name, ".cold") && !strstr(spec, ".cold"))
 		return false;
-	/* A mangled name spells each identifier out: "4push" (not operators). */
+	/*
+	 * A mangled name spells each identifier out: "4push" (not operators).
+	 * So does Rust's v0 form its punycode ones' ASCII characters, all
+	 * together, and last_ident takes only ASCII ones.
+	 */
 	if (last_ident(spec, &id, &idlen) && strncmp(id, "operator", idlen)) {
 		hay = xasprintf("%.*s", (int) idlen, id);
 		match = strstr(name, hay) != NULL;
@@ -274,6 +376,8 @@ symname_matches(const char *name, const char *spec)
 		if (!match)
 			return false;
 	}
+	if (name[1] == 'R')
+		return rust_v0_matches(name, spec);
 	if (!(d = symname_demangle(name)))
 		return false;
 	match = form_matches(d, spec);

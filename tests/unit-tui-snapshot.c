@@ -106,7 +106,8 @@ static struct model_row rows[] = {
 };
 
 static struct model_thread threads[] = {
-	{ 4242, 4242, "gt-unequal", MODEL_T_BLOCKED, 12, 0, "pthread_join" },
+	{ 4242, 4242, "gt-unequal", MODEL_T_BLOCKED, 12, 0, "pthread_join",
+	  "pthread_join from main (gt-unequal.c:61)" },
 	{ 4250, 4242, "gt-unequal", MODEL_T_RUNNING, 6120, 0, "branch_long" },
 	{ 4251, 4242, "gt-unequal", MODEL_T_PAUSED, 3790, 1840000000ULL, "branch_short" },
 	/* A second process (-p A,B, or a child with -f): its own group. */

@@ -143,7 +143,7 @@ draw_threads(struct canvas *cv, const struct model *m, struct view *v, struct ar
 		x += 10;
 		colhead(cv, a.y, x, 11, "DELAY PAID", true);
 		x += 12;
-		colhead(cv, a.y, x, func_w, "LAST FUNCTION", false);
+		colhead(cv, a.y, x, func_w, "FUNCTION / WAIT", false);
 	}
 	list_window(v, &v->th_sel, &v->th_top, m->nthreads, a);
 	y = v->list_y;
@@ -174,7 +174,12 @@ draw_threads(struct canvas *cv, const struct model *m, struct view *v, struct ar
 			draw_right(cv, y, x, 11, R_VALUE, buf);
 		}
 		x += 12;
-		draw_cut(cv, y, x, func_w, R_DIM, t->func ? t->func : "", false);
+		/* A blocked thread: where it waits, when a pause found it there. */
+		if (t->state == MODEL_T_BLOCKED && t->wait) {
+			draw_cut(cv, y, x, func_w, R_WARN, t->wait, false);
+		} else {
+			draw_cut(cv, y, x, func_w, R_DIM, t->func ? t->func : "", false);
+		}
 		if (i == v->th_sel)
 			canvas_paint(cv, y, 0, a.w, R_SELECTED);
 	}

@@ -37,6 +37,7 @@
 #include "profile/save.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
+#include "ptrace/waitsite.h"
 #include "ptrace/tracelog.h"
 #include "sym/lines.h"
 #include "sym/pchist.h"
@@ -321,6 +322,7 @@ make_experiments(struct session *s)
 	cfg.cpu_switches = s->wake && wake_stats(s->wake)->switch_watched;
 	s->exp = exp_new(s, &cfg, &exp_sys_real);
 	trace_set_ops(s, &exp_trace_ops, s->exp);
+	s->waits = wait_sites_new();
 }
 
 static void
@@ -461,6 +463,7 @@ write_report(struct session *s)
 		report_flat(s, s->report);
 		write_summary(s, s->report);
 		print_causal(s, s->report);
+		report_waits(s, s->report);
 		fflush(s->report);
 	}
 	if (save_profiles(s))
@@ -727,6 +730,8 @@ main(int argc, char **argv)
 	s.exp = NULL;
 	wake_close(s.wake);
 	s.wake = NULL;
+	wait_sites_free(s.waits);
+	s.waits = NULL;
 	sampler_free(s.smp);
 	if (rep_l.fd >= 0)
 		close(rep_l.fd);

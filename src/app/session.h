@@ -25,6 +25,7 @@ struct sampler;
 struct scope;
 struct trace_ops;
 struct trace_sys_ops;
+struct wait_sites;
 struct wake;
 
 struct session {
@@ -53,6 +54,7 @@ struct session {
 	const struct trace_ops *trace_ops;	/* trace_set_ops; NULL: none */
 	void *trace_ctx;
 	const struct trace_sys_ops *trace_sys;	/* trace_set_sys: the kernel */
+	struct wait_sites *waits;	/* stacks of blocked threads; NULL: none */
 	struct wake *wake;		/* wake-up tracker, NULL if none */
 	const char *wake_mode;		/* "sched_waking" or "syscall" */
 	uint64_t tick_ns;		/* current tick period */

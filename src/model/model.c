@@ -24,6 +24,7 @@
 #include "perf/sampler.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
+#include "ptrace/waitsite.h"
 #include "sym/lines.h"
 
 #define SECOND_NS	1000000000ULL
@@ -562,6 +563,7 @@ fill_threads(struct model *m, struct session *s)
 				.samples = all[i]->samples,
 				.delay_paid_ns = live ? t->delay.paid_ns : all[i]->paid_ns,
 				.func = all[i]->func ? all[i]->func->name : NULL,
+				.wait = live && t->wait ? t->wait->label : NULL,
 			};
 			memcpy(mt->comm, all[i]->comm, sizeof(mt->comm));
 			mt->comm[sizeof(mt->comm) - 1] = '\0';

@@ -76,6 +76,9 @@ struct model_thread {
 	uint64_t samples;
 	uint64_t delay_paid_ns;	/* held to pay delays, whole session */
 	const char *func;	/* of its last sample; NULL if none */
+	const char *wait;	/* where a pause last found it blocked
+				   ("pthread_mutex_lock from worker (x.c:40)"),
+				   shown while it is blocked; NULL if none */
 };
 
 # define MODEL_HIST 60		/* seconds of rate history per point */

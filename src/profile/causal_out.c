@@ -17,6 +17,7 @@
 #include "calc/stats.h"
 #include "perf/progress.h"
 #include "profile/causal_out.h"
+#include "ptrace/waitsite.h"
 #include "sym/lines.h"
 #include "sym/symname.h"
 
@@ -474,6 +475,67 @@ json_experiments(FILE *f, const struct lines_table *lt,
 	fputs(nrecs ? "\n  ]" : "]", f);
 }
 
+static void
+json_wait_frame(FILE *f, const struct wait_frame *w)
+{
+	fputs("{\"function\": ", f);
+	escape_json_str(f, w->func ? w->func->name : NULL);
+	fputs(", \"dso\": ", f);
+	escape_json_str(f, w->func ? w->func->dso : NULL);
+	fputs(", \"file\": ", f);
+	escape_json_str(f, w->line ? w->line->file : NULL);
+	fprintf(f, ", \"line\": %u, \"in_scope\": ", w->line ? w->line->line : 0);
+	json_bool(f, w->in_scope);
+	fputc('}', f);
+}
+
+/* Written only by a session that took stacks; read back by nobody yet. */
+static void
+json_waits(FILE *f, const struct causal_meta *m)
+{
+	const struct wait_stats *ws = m->wait_stats;
+
+	if (!ws || !ws->taken)
+		return;
+	fputs(",\n  \"wait_sites\": {\n    \"stacks\": ", f);
+	json_u64(f, ws->taken);
+	fputs(", \"skipped\": ", f);
+	json_u64(f, ws->skipped);
+	fputs(", \"unwind_ns_mean\": ", f);
+	json_u64(f, ws->ns_total / ws->taken);
+	fputs(", \"unwind_ns_max\": ", f);
+	json_u64(f, ws->ns_max);
+	fputs(",\n    \"sites\": [", f);
+	for (size_t i = 0; i < m->nwaits; i++) {
+		const struct wait_site *w = m->waits[i];
+
+		fputs(i ? ",\n      {" : "\n      {", f);
+		fputs("\"count\": ", f);
+		json_u64(f, w->count);
+		fprintf(f, ", \"syscall_nr\": %ld, \"syscall\": ", w->syscall);
+		escape_json_str(f, w->syscall_name);
+		fputs(", \"label\": ", f);
+		escape_json_str(f, w->label);
+		fputs(", \"call\": ", f);
+		if (w->call >= 0)
+			json_wait_frame(f, &w->frames[w->call]);
+		else
+			fputs("null", f);
+		fputs(", \"caller\": ", f);
+		if (w->caller >= 0)
+			json_wait_frame(f, &w->frames[w->caller]);
+		else
+			fputs("null", f);
+		fputs(",\n       \"frames\": [", f);
+		for (unsigned k = 0; k < w->nframes; k++) {
+			fputs(k ? ",\n         " : "\n         ", f);
+			json_wait_frame(f, &w->frames[k]);
+		}
+		fputs("]}", f);
+	}
+	fputs("\n    ]\n  }", f);
+}
+
 int
 causal_write_json(FILE *f, const struct causal_meta *meta, struct stats *st,
 		  const struct lines_table *lt, const struct progress_table *pt)
@@ -489,6 +551,7 @@ causal_write_json(FILE *f, const struct causal_meta *meta, struct stats *st,
 	json_points(f, pt, r, nrecs);
 	json_results(f, meta, st, lt, pt, r, nrecs);
 	json_experiments(f, lt, r, nrecs);
+	json_waits(f, meta);
 	fputs("\n}\n", f);
 	numeric_c_end(&nl);
 	return finish(f);

@@ -30,6 +30,10 @@ struct causal_meta {
 	bool delay_unknown;		/* delay_ns is not known (Coz's files) */
 	uint64_t samples_total;		/* samples of traced threads */
 	unsigned runs;			/* runs pooled (report); 0 taken as 1 */
+	/* Where threads waited (ptrace/waitsite.h), most stacks first; none: 0. */
+	const struct wait_site *const *waits;
+	size_t nwaits;
+	const struct wait_stats *wait_stats;
 };
 
 /* What a target (a line, or a function) is called. */

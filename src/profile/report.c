@@ -8,7 +8,11 @@
 #include "perf/progress.h"
 #include "perf/sampler.h"
 #include "profile/report.h"
+#include "calc/stats.h"
+#include "engine/experiment.h"
+#include "profile/causal_out.h"
 #include "ptrace/tcb.h"
+#include "ptrace/waitsite.h"
 #include "sym/lines.h"
 #include "sym/symname.h"
 
@@ -233,4 +237,96 @@ report_flat(const struct session *s, FILE *out)
 	fprintf(out, "causaltop: detached from %llu threads (%llu exited while traced)\n",
 		(unsigned long long) s->threads.detached,
 		(unsigned long long) s->threads.exited);
+}
+
+/* --- where threads wait ------------------------------------------------- */
+
+#define WAITS_SHOWN 8
+
+static const struct ct_func *
+target_func(struct lines_table *lt, const struct stats_curve *cv)
+{
+	size_t n;
+
+	if (cv->is_func) {
+		struct ct_func *const *f = lines_funcs(lt, &n);
+
+		return cv->target < n ? f[cv->target] : NULL;
+	} else {
+		struct ct_line *const *l = lines_lines(lt, &n);
+
+		return cv->target < n ? l[cv->target]->func : NULL;
+	}
+}
+
+/*
+ * A line whose speedup slows the program down waits on others, or makes
+ * them wait: the stacks of threads found blocked from the same function
+ * say on what (which lock or queue, reached from where).
+ */
+static void
+waits_behind_contention(const struct session *s, FILE *out,
+			const struct wait_site *const *w, size_t nw)
+{
+	struct stats *st = exp_stats(s->exp);
+	size_t np = 0;
+
+	progress_points(s->progress, &np);
+	for (unsigned p = 0; p < np; p++) {
+		size_t ncv;
+		const struct stats_curve *cv = stats_curves(st, p, &ncv);
+
+		for (size_t k = 0; k < ncv; k++) {
+			const struct ct_func *f;
+			char *where;
+			bool said = false;
+
+			if (cv[k].verdict != VERDICT_CONTENTION ||
+			    !(f = target_func(s->lines, &cv[k])))
+				continue;
+			where = causal_target_location(s->lines, cv[k].target, cv[k].is_func);
+			for (size_t i = 0; i < nw; i++) {
+				if (w[i]->caller < 0 || w[i]->frames[w[i]->caller].func != f)
+					continue;
+				if (!said)
+					fprintf(out, "Waits behind the contention at %s:\n", where);
+				said = true;
+				fprintf(out, "  %6llu  %s in %s\n", (unsigned long long) w[i]->count,
+					w[i]->syscall_name ? w[i]->syscall_name : "syscall",
+					w[i]->label);
+			}
+			free(where);
+		}
+	}
+}
+
+void
+report_waits(const struct session *s, FILE *out)
+{
+	const struct wait_stats *ws = wait_sites_stats(s->waits);
+	const struct wait_site *const *w;
+	size_t n;
+
+	if (!s->waits || !ws->taken)
+		return;
+	w = wait_sites_sorted(s->waits, &n);
+	fprintf(out, "\nWhere threads wait: %llu stacks of threads that a pause found blocked, "
+		"unwound with libunwind-ptrace (%.0f us each, at most %.0f; %llu skipped, at most "
+		"one a thread every %llu ms)\n", (unsigned long long) ws->taken,
+		ws->ns_total / 1e3 / ws->taken, ws->ns_max / 1e3, (unsigned long long) ws->skipped,
+		WAIT_MIN_GAP_NS / 1000000ULL);
+	fprintf(out, "  %6s %6s  %-16s %s\n", "stacks", "%", "system call", "waits in");
+	for (size_t i = 0; i < n && i < WAITS_SHOWN; i++) {
+		char sc[32];
+
+		if (!w[i]->syscall_name)
+			snprintf(sc, sizeof(sc), "%ld", w[i]->syscall);
+		fprintf(out, "  %6llu %5.1f%%  %-16s %s\n", (unsigned long long) w[i]->count,
+			pct(w[i]->count, ws->taken), w[i]->syscall_name ? w[i]->syscall_name : sc,
+			w[i]->label);
+	}
+	if (n > WAITS_SHOWN)
+		fprintf(out, "  (%zu more sites)\n", n - WAITS_SHOWN);
+	if (s->exp)
+		waits_behind_contention(s, out, w, n);
 }

@@ -7,5 +7,11 @@
 struct session;
 
 void report_flat(const struct session *, FILE *);
+/*
+ * Where threads wait (ptrace/waitsite.h): the sites, most stacks first,
+ * and those behind each line with a "contention" verdict.  Nothing when
+ * no stack was taken.
+ */
+void report_waits(const struct session *, FILE *);
 
 #endif

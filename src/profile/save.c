@@ -14,6 +14,7 @@
 #include "engine/experiment.h"
 #include "perf/sampler.h"
 #include "profile/causal_out.h"
+#include "ptrace/waitsite.h"
 #include "profile/output.h"
 #include "profile/profile.h"
 #include "profile/save.h"
@@ -39,7 +40,9 @@ save_fill_meta(struct session *s, struct causal_meta *m)
 		.by_function = st.by_function,
 		.delay_ns = sm.delay_ns,
 		.samples_total = s->samples.total,
+		.wait_stats = s->waits ? wait_sites_stats(s->waits) : NULL,
 	};
+	m->waits = wait_sites_sorted(s->waits, &m->nwaits);
 }
 
 /* The whole of a regular file; NULL (said) if it cannot be read. */

@@ -19,6 +19,7 @@ struct probe_thread;
 struct progress_page;
 struct sampler_ring;
 struct sym_proc;
+struct wait_site;
 struct unwinder;
 
 struct ctproc {
@@ -31,6 +32,7 @@ struct ctproc {
 	struct probe_set *probes;	/* --progress counted here; NULL: not */
 	bool probes_mapped;		/* executable mappings since the last
 					   look for pending probes */
+	void *unw_as;			/* libunwind's address space (waitsite.c) */
 	struct progress_page *page;	/* its progress page, once found */
 	uint64_t page_scan_ns;		/* when to look for it next */
 	struct ctproc *next;
@@ -91,6 +93,10 @@ struct tcb {
 	pid_t woken_by;			/* by its last wake-up (0: none seen) */
 	/* --wake-tracking=syscall: when last found waiting in a futex, or 0. */
 	uint64_t futex_seen_ns;
+	/* Where a pause's interrupt last found it blocked (waitsite.h), when. */
+	const struct wait_site *wait;
+	uint64_t wait_ns;
+	void *unw_upt;			/* its libunwind-ptrace handle, or NULL */
 	/* When last found ready to run but left waiting for a CPU, or 0. */
 	uint64_t ready_seen_ns;
 	/*

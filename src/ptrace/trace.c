@@ -33,6 +33,7 @@
 #include "ptrace/trace.h"
 #include "ptrace/trace_event.h"
 #include "ptrace/tracelog.h"
+#include "ptrace/waitsite.h"
 #include "sym/symbolizer.h"
 #include "sym/unwind.h"
 
@@ -134,6 +135,7 @@ trace_proc_image(struct session *s, struct ctproc *p)
 	}
 	/* Samples taken on the old image are symbolized against it. */
 	s->trace_sys->drain(s, NULL, DRAIN_IMAGE);
+	wait_sites_forget_proc(p);
 	unwind_free(p->unw);
 	sym_proc_free(p->sym);
 	p->sym = sym_proc_new(proc_query_pid(p), s->lines, s->scope);
@@ -363,8 +365,10 @@ trace_drop_thread(struct session *s, struct tcb *t)
 	else if (s->smp && sampler_mode(s->smp) == SAMPLER_CPU)	/* no sampler: unit-trace */
 		s->trace_sys->drain(s, NULL, DRAIN_GONE);
 	t->ring = NULL;
+	wait_sites_forget_thread(t);
 	tcb_free(t);
 	if (!p->nthreads) {
+		wait_sites_forget_proc(p);
 		unwind_free(p->unw);
 		sym_proc_free(p->sym);
 		progress_page_close(s->progress, p->page);
@@ -509,6 +513,7 @@ on_exec(struct session *s, struct tcb *t)
 	if (t->proc->tgid == s->launched)
 		s->launch_execed = true;
 	trace_proc_image(s, t->proc);
+	wait_sites_forget_thread(t);
 	procfs_comm(t->tid, t->stats->comm);
 	/* The event survives exec; a launched command gets its first ring here. */
 	open_ring(s, t);
@@ -682,9 +687,16 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		t->flags &= ~TCB_GROUP_STOP;
 		sig = 0;
 		/* Ours, to pay a delay: held there until it is paid. */
-		if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops && !(t->flags & TCB_DETACH_NEXT) &&
-		    s->trace_ops->pause_stop(s->trace_ctx, t, s->trace_sys->now()))
-			return;
+		if ((t->flags & TCB_PAUSE_PENDING) && s->trace_ops && !(t->flags & TCB_DETACH_NEXT)) {
+			bool was_blocked = t->flags & TCB_BLOCKED;
+			uint64_t now = s->trace_sys->now();
+
+			if (s->trace_ops->pause_stop(s->trace_ctx, t, now))
+				return;
+			/* Found blocked in a system call: where it waits, while stopped. */
+			if (!was_blocked && (t->flags & TCB_BLOCKED))
+				wait_sites_take(s->waits, t, now);
+		}
 		break;
 	case TE_SIGNAL_DELIVERY_STOP:
 		/* Pass the signal on unchanged. */

@@ -851,6 +851,19 @@ sym_lookup(struct sym_proc *sp, uint64_t pc)
  * Falls back to 256 bytes from pc when the symbol has no size.
  */
 bool
+sym_module_range(struct sym_proc *sp, uint64_t pc, uint64_t *lo, uint64_t *hi)
+{
+	Dwfl_Module *mod = sp ? sym_addrmodule(sp->dwfl, pc) : NULL;
+	Dwarf_Addr start, end;
+
+	if (!mod || !dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL))
+		return false;
+	*lo = start;
+	*hi = end;
+	return true;
+}
+
+bool
 sym_func_code(struct sym_proc *sp, uint64_t pc, uint64_t *start, size_t *len,
 	      unsigned char **code)
 {

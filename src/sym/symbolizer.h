@@ -77,6 +77,9 @@ typedef void (*sym_module_fn)(void *arg, struct Dwfl_Module *, const char *path,
 			      bool in_scope);
 void sym_proc_modules(struct sym_proc *, sym_module_fn, void *arg);
 
+/* The addresses of the module holding pc (for an unwinder's caches). */
+bool sym_module_range(struct sym_proc *, uint64_t pc, uint64_t *lo, uint64_t *hi);
+
 /*
  * The machine code of the function containing pc, read from its ELF
  * file: runtime address of its first byte in *start, a malloc'ed copy of

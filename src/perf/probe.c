@@ -28,6 +28,9 @@ enum { PROBE_EBPDEAD = 4096 };
 const char probe_bp_dead_msg[] = "hardware breakpoint events open but never fire "
 				 "on this machine (a virtual machine without debug registers?)";
 
+/* The kernel's refusal of breakpoints was said (a warning for the session). */
+static unsigned probe_said_no_bp;
+
 static const char probe_uprobe_type_path[] =
 	"/sys/bus/event_source/devices/uprobe/type";
 
@@ -287,8 +290,12 @@ probe_open_counter(struct probe_set *ps, struct probe *p, pid_t tid, int *fd,
 				  "it)", p->name, (int) tid);
 		} else if (err == PROBE_EBPDEAD) {
 			ps->bp_unsupported = true;
-			error_msg("warning: %s; counting progress points with "
-				  "uprobes, which cost more per hit", probe_bp_dead_msg);
+			/* Once, not once per process counted. */
+			if (!probe_said_no_bp++)
+				error_msg("warning: %s; counting progress points with "
+					  "uprobes, which cost more per hit", probe_bp_dead_msg);
+		} else if (probe_said_no_bp++) {
+			ps->bp_unsupported = true;
 		} else {
 			ps->bp_unsupported = true;
 			errno = err;

@@ -70,6 +70,10 @@ struct sym_module {
 	bool syms_built;
 	struct sym_fsym *syms;	/* sorted by addr, best binding first */
 	size_t nsyms;
+	bool fdes_built;
+	uint64_t *fdes;		/* where call frame entries start (ELF
+				   addresses, sorted): .eh_frame_hdr's */
+	size_t nfdes;
 };
 
 struct sym_proc {
@@ -84,8 +88,6 @@ struct sym_proc {
 	uint64_t last_refresh_ns;
 	unsigned gen;
 	struct sym_cache_entry *cache;
-	char **warned;		/* modules already warned about */
-	size_t nwarned, warned_alloc;
 	struct sym_loc result;
 	struct sym_stats stats;
 };
@@ -154,6 +156,7 @@ sym_module_free(struct sym_module *m)
 		return;
 	free(m->cu_ranges);
 	free(m->syms);
+	free(m->fdes);
 	free(m->path);
 	free(m);
 }
@@ -399,9 +402,6 @@ sym_proc_free(struct sym_proc *sp)
 		dwfl_getmodules(sp->dwfl, sym_module_release, NULL, 0);
 		dwfl_end(sp->dwfl);
 	}
-	for (size_t i = 0; i < sp->nwarned; i++)
-		free(sp->warned[i]);
-	free(sp->warned);
 	free(sp->cache);
 	free(sp->exe);
 	free(sp->exe_real);
@@ -463,18 +463,25 @@ sym_proc_stats(const struct sym_proc *sp)
 	return &sp->stats;
 }
 
-/* Once per path: a library dlopen'ed again is the same news. */
+/*
+ * Once per path and per causaltop: a library dlopen'ed again, or the
+ * same program in another process (-p A,B, a server's workers), is the
+ * same news.
+ */
+static char **sym_warned;
+static size_t sym_nwarned, sym_warned_alloc;
+
 static void
-sym_warn_no_debuginfo(struct sym_proc *sp, const char *path)
+sym_warn_no_debuginfo(const char *path)
 {
-	for (size_t i = 0; i < sp->nwarned; i++) {
-		if (!strcmp(sp->warned[i], path))
+	for (size_t i = 0; i < sym_nwarned; i++) {
+		if (!strcmp(sym_warned[i], path))
 			return;
 	}
-	if (sp->nwarned == sp->warned_alloc)
-		sp->warned = xgrowarray(sp->warned, &sp->warned_alloc,
-					sp->nwarned + 1, sizeof(*sp->warned));
-	sp->warned[sp->nwarned++] = xstrdup(path);
+	if (sym_nwarned == sym_warned_alloc)
+		sym_warned = xgrowarray(sym_warned, &sym_warned_alloc, sym_nwarned + 1,
+					sizeof(*sym_warned));
+	sym_warned[sym_nwarned++] = xstrdup(path);
 	error_msg("warning: %s has no debug info (build with -g): samples in it"
 		  " are attributed to functions, not lines", path);
 }
@@ -573,6 +580,110 @@ sym_fsym_find(const struct sym_module *m, uint64_t pc)
 	return hit ? hit->name : sizeless ? sizeless->name : NULL;
 }
 
+/* A value of .eh_frame_hdr's encoding enc at p (n bytes left); its size, 0: unknown. */
+static size_t
+sym_eh_read(const unsigned char *p, size_t n, unsigned enc, int64_t *v)
+{
+	switch (enc & 0x0f) {
+	case 0x03:	/* udata4 */
+	case 0x0b:	/* sdata4 */
+		if (n < 4)
+			return 0;
+		{
+			uint32_t u;
+
+			memcpy(&u, p, 4);
+			*v = (enc & 0x0f) == 0x0b ? (int64_t) (int32_t) u : (int64_t) u;
+		}
+		return 4;
+	case 0x04:	/* udata8 */
+	case 0x0c:	/* sdata8 */
+		if (n < 8)
+			return 0;
+		memcpy(v, p, 8);
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The starts of a module's call frame entries, from the binary search
+ * table of .eh_frame_hdr (PT_GNU_EH_FRAME), which even a stripped binary
+ * keeps: the table the unwinder itself searches.  A table in an encoding
+ * other than the linkers' (datarel, 4 or 8 bytes) is not read.
+ */
+static void
+sym_build_fdes(struct sym_module *m, Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t nph = 0;
+
+	m->fdes_built = true;
+	if (!elf || elf_getphdrnum(elf, &nph))
+		return;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+		const unsigned char *p;
+		size_t pos, len, step;
+		int64_t v, count;
+
+		if (!gelf_getphdr(elf, (int) i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+		if (!d || !d->d_buf || d->d_size < 4)
+			return;
+		p = d->d_buf;
+		len = d->d_size;
+		/* version 1; the table datarel (0x30), its count absolute. */
+		if (p[0] != 1 || (p[3] & 0x70) != 0x30 || (p[2] & 0x70) || p[1] == 0xff)
+			return;
+		pos = 4;
+		if (!(step = sym_eh_read(p + pos, len - pos, p[1], &v)))
+			return;
+		pos += step;
+		if (!(step = sym_eh_read(p + pos, len - pos, p[2], &count)))
+			return;
+		pos += step;
+		step = (p[3] & 0x0f) == 0x0b || (p[3] & 0x0f) == 0x03 ? 4 : 8;
+		if (count <= 0 || (uint64_t) count > (len - pos) / (2 * step))
+			return;
+		m->fdes = xmalloc((size_t) count * sizeof(*m->fdes));
+		for (int64_t k = 0; k < count; k++, pos += 2 * step) {
+			sym_eh_read(p + pos, len - pos, p[3], &v);
+			m->fdes[m->nfdes++] = ph.p_vaddr + (uint64_t) v;
+		}
+		return;
+	}
+}
+
+/*
+ * Where the call frame entry holding pc starts: a function's, or a part
+ * split from it (foo.cold has its own); pc itself when the module has no
+ * table, or pc lies before its first entry.
+ */
+static uint64_t
+sym_fde_start(struct sym_module *m, Dwfl_Module *mod, uint64_t pc, Dwarf_Addr bias)
+{
+	uint64_t elf_pc = pc - bias;
+	size_t lo = 0, hi;
+
+	if (!m->fdes_built)
+		sym_build_fdes(m, mod);
+	hi = m->nfdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fdes[mid] <= elf_pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? m->fdes[lo - 1] + bias : pc;
+}
+
 static struct ct_func *
 sym_func(struct sym_proc *sp, Dwfl_Module *mod, struct sym_module *m,
 	 uint64_t pc)
@@ -589,12 +700,15 @@ sym_func(struct sym_proc *sp, Dwfl_Module *mod, struct sym_module *m,
 		return lines_func(sp->lines, m->path, name);
 
 	/*
-	 * No symbol: name the ELF address, which nm and objdump show; with
-	 * no ELF either (a deleted file), the offset in the module.
+	 * No symbol (strip --strip-all, a static function of a distribution's
+	 * binary): name the ELF address, which nm and objdump show, of the
+	 * start of the call frame entry holding pc, so that a function's
+	 * samples stay one function; with no such entry, pc's own address;
+	 * with no ELF either (a deleted file), the offset in the module.
 	 */
 	if (!dwfl_module_getelf(mod, &bias))
 		dwfl_module_info(mod, NULL, &bias, NULL, NULL, NULL, NULL, NULL);
-	anon = xasprintf("%s+0x%" PRIx64, m->base, pc - bias);
+	anon = xasprintf("%s+0x%" PRIx64, m->base, sym_fde_start(m, mod, pc, bias) - bias);
 	f = lines_func(sp->lines, m->path, anon);
 	free(anon);
 	return f;
@@ -746,7 +860,7 @@ sym_resolve(struct sym_proc *sp, Dwfl_Module *mod, uint64_t pc,
 
 		m->debuginfo_checked = true;
 		if (!dwfl_module_getdwarf(mod, &bias))
-			sym_warn_no_debuginfo(sp, m->path);
+			sym_warn_no_debuginfo(m->path);
 	}
 
 	loc->func = sym_func(sp, mod, m, pc);

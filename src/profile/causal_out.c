@@ -696,7 +696,9 @@ table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	brief = d.func ? symname_brief(d.func) : NULL;
 	fprintf(f, "%*zu ", COL_RANK, rank);
 	if (cv->is_func) {
-		cols = term_text(text, brief ? brief : "?", COL_LOC, false);
+		/* "binary+0xADDR" (no symbol): the address tells them apart. */
+		cols = term_text(text, brief ? brief : "?", COL_LOC,
+				 brief && strstr(brief, "+0x"));
 	} else {
 		char *loc = d.file ? xasprintf("%s:%u", base_name(d.file), d.line) :
 				     xasprintf("line#%u", cv->target);

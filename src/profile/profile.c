@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/error_prints.h"
+#include "base/readall.h"
 #include "base/xmalloc.h"
 #include "profile/profile_parse.h"
 #include "sym/lines.h"
@@ -341,37 +342,22 @@ profile_read_buffer(struct profile *p, const char *name, const char *data, size_
 int
 profile_read_file(struct profile *p, const char *path, char *err, size_t errsize)
 {
-	size_t len = 0, alloc = 1 << 16;
-	char *data = xmalloc(alloc);
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	char *data;
+	size_t len;
 	int rc;
 
 	if (fd < 0) {
 		snprintf(err, errsize, "cannot open %s: %s", path, strerror(errno));
-		free(data);
 		return CT_EXIT_IO;
 	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == alloc)
-			data = xgrowarray(data, &alloc, alloc + 1, 1);
-		n = read(fd, data + len, alloc - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, errsize, "cannot read %s: %s", path, strerror(errno));
-			if (fd)
-				close(fd);
-			free(data);
-			return CT_EXIT_IO;
-		}
-		if (!n)
-			break;
-		len += (size_t) n;
-	}
+	rc = read_all(fd, &data, &len);
 	if (fd)
 		close(fd);
+	if (rc) {
+		snprintf(err, errsize, "cannot read %s: %s", path, strerror(rc));
+		return CT_EXIT_IO;
+	}
 	rc = profile_read_buffer(p, path, data, len, err, errsize);
 	free(data);
 	return rc;

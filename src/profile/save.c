@@ -10,6 +10,7 @@
 #include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
+#include "base/readall.h"
 #include "base/xmalloc.h"
 #include "engine/experiment.h"
 #include "perf/sampler.h"
@@ -45,35 +46,21 @@ save_fill_meta(struct session *s, struct causal_meta *m)
 	m->waits = wait_sites_sorted(s->waits, &m->nwaits);
 }
 
-/* The whole of a regular file; NULL (said) if it cannot be read. */
+/* The whole of a file; NULL (said) if it cannot be read. */
 static char *
 slurp(const char *path, size_t *len)
 {
-	size_t alloc = 1 << 16;
-	char *data = xmalloc(alloc);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	char *data = NULL;
 
-	*len = 0;
-	if (fd < 0)
-		goto fail;
-	while ((n = read(fd, data + *len, alloc - *len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			goto fail;
-		}
-		*len += (size_t) n;
-		if (*len == alloc)
-			data = xrealloc(data, alloc *= 2);
+	err = fd < 0 ? errno : read_all(fd, &data, len);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		errno = err;
+		perror_msg("cannot read %s", path);
 	}
-	close(fd);
 	return data;
-fail:
-	perror_msg("cannot read %s", path);
-	free(data);
-	return NULL;
 }
 
 /* What a Coz-format file holds must be Coz runs, kept before this one. */

@@ -264,15 +264,11 @@ target_func(struct lines_table *lt, const struct stats_curve *cv)
  * them wait: the stacks of threads found blocked from the same function
  * say on what (which lock or queue, reached from where).
  */
-static void
-waits_behind_contention(const struct session *s, FILE *out,
-			const struct wait_site *const *w, size_t nw)
+void
+report_waits_behind(FILE *out, struct stats *st, struct lines_table *lt, size_t npoints,
+		    const struct wait_site *const *w, size_t nw)
 {
-	struct stats *st = exp_stats(s->exp);
-	size_t np = 0;
-
-	progress_points(s->progress, &np);
-	for (unsigned p = 0; p < np; p++) {
+	for (unsigned p = 0; p < npoints; p++) {
 		size_t ncv;
 		const struct stats_curve *cv = stats_curves(st, p, &ncv);
 
@@ -281,10 +277,9 @@ waits_behind_contention(const struct session *s, FILE *out,
 			char *where;
 			bool said = false;
 
-			if (cv[k].verdict != VERDICT_CONTENTION ||
-			    !(f = target_func(s->lines, &cv[k])))
+			if (cv[k].verdict != VERDICT_CONTENTION || !(f = target_func(lt, &cv[k])))
 				continue;
-			where = causal_target_location(s->lines, cv[k].target, cv[k].is_func);
+			where = causal_target_location(lt, cv[k].target, cv[k].is_func);
 			for (size_t i = 0; i < nw; i++) {
 				if (w[i]->caller < 0 || w[i]->frames[w[i]->caller].func != f)
 					continue;
@@ -327,6 +322,10 @@ report_waits(const struct session *s, FILE *out)
 	}
 	if (n > WAITS_SHOWN)
 		fprintf(out, "  (%zu more sites)\n", n - WAITS_SHOWN);
-	if (s->exp)
-		waits_behind_contention(s, out, w, n);
+	if (s->exp) {
+		size_t np = 0;
+
+		progress_points(s->progress, &np);
+		report_waits_behind(out, exp_stats(s->exp), s->lines, np, w, n);
+	}
 }

@@ -13,5 +13,11 @@ void report_flat(const struct session *, FILE *);
  * no stack was taken.
  */
 void report_waits(const struct session *, FILE *);
+/* Its part for the lines with a "contention" verdict, of npoints points. */
+struct lines_table;
+struct stats;
+struct wait_site;
+void report_waits_behind(FILE *, struct stats *, struct lines_table *, size_t npoints,
+			 const struct wait_site *const *sites, size_t nsites);
 
 #endif

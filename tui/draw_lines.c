@@ -11,7 +11,7 @@
 
 struct layout {
 	bool wide;
-	int mark, rank, loc, func, samp, exp, at50, slope, verdict, curve;
+	int mark, rank, loc, func, samp, exp, at50, impact, verdict, curve;
 };
 
 static void
@@ -25,18 +25,18 @@ layout_for(int w, struct layout *l)
 	l->samp = 6;
 	l->exp = 4;
 	l->at50 = l->wide ? 12 : 9;
-	l->slope = l->wide ? 11 : 6;
+	l->impact = l->wide ? 12 : 7;
 	l->verdict = 10;
 	l->curve = l->wide ? 12 : 6;
 	/* Every column but loc and func, with one space after each. */
-	fixed = l->mark + l->rank + 1 + l->samp + 1 + l->exp + 1 + l->at50 + 1 + l->slope + 1 +
+	fixed = l->mark + l->rank + 1 + l->samp + 1 + l->exp + 1 + l->at50 + 1 + l->impact + 1 +
 		l->verdict + 1 + l->curve;
 	l->loc = (w - fixed - 2) * 3 / 5;
 	l->func = w - fixed - 2 - l->loc;
 	if (l->loc < 8 || l->func < 4) {
-		/* Very narrow: the curve and the slope go first. */
+		/* Very narrow: the curve and the impact go first. */
 		l->curve = 0;
-		l->slope = 0;
+		l->impact = 0;
 		fixed = l->mark + l->rank + 1 + l->samp + 1 + l->exp + 1 + l->at50 + 1 + l->verdict;
 		l->loc = (w - fixed - 2) * 3 / 5;
 		l->func = w - fixed - 2 - l->loc;
@@ -78,7 +78,7 @@ column_header(struct canvas *cv, struct view *v, const struct layout *l, int y, 
 	x = col(v, cv, y, x, l->samp, "SAMP%", SORT_SAMPLES, true);
 	x = col(v, cv, y, x, l->exp, "EXP", SORT_EXPS, true);
 	x = col(v, cv, y, x, l->at50, "@50%", SORT_AT50, true);
-	x = col(v, cv, y, x, l->slope, "SLOPE", SORT_SLOPE, true);
+	x = col(v, cv, y, x, l->impact, "IMPACT", SORT_IMPACT, true);
 	x = col(v, cv, y, x, l->verdict, "VERDICT", SORT_IMPACT, false);
 	col(v, cv, y, x, l->curve, "CURVE", SORT_COUNT, false);
 	/* The sort direction, beside the sorted column's name. */
@@ -113,20 +113,19 @@ level_cell(char *buf, size_t size, const struct model_level *lv, bool wide, bool
 		snprintf(buf, size, "%+.0f%%%s%.0f", est, pm, half);
 }
 
+/*
+ * What the verdict rests on: the program speedup at 100% fitted over every
+ * level, as the level cells print theirs.
+ */
 static void
-slope_cell(char *buf, size_t size, const struct model_row *r, bool wide, bool unicode)
+impact_cell(char *buf, size_t size, const struct model_row *r, bool wide, bool unicode)
 {
-	double half = (r->slope_hi - r->slope_lo) / 2;
+	struct model_level lv = {
+		.valid = isfinite(r->impact_lo) && isfinite(r->impact_hi),
+		.est = r->impact, .lo = r->impact_lo, .hi = r->impact_hi,
+	};
 
-	if (!r->slope_valid || !isfinite(r->slope)) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	if (wide && isfinite(half))
-		snprintf(buf, size, "%+.2f%s%.2f", r->slope, unicode ? "\u00b1" : "~",
-			 half > 9.99 ? 9.99 : half);
-	else
-		snprintf(buf, size, "%+.2f", r->slope > 9.99 ? 9.99 : r->slope < -9.99 ? -9.99 : r->slope);
+	level_cell(buf, size, &lv, wide, unicode);
 }
 
 static const char *
@@ -211,11 +210,11 @@ row_line(struct canvas *cv, const struct model *m, const struct model_row *r,
 	draw_right(cv, y, x, l->at50,
 		   interval_role(r->at50.valid, r->at50.lo, r->at50.hi), buf);
 	x += l->at50 + 1;
-	if (l->slope) {
-		slope_cell(buf, sizeof(buf), r, l->wide, cv->unicode);
-		draw_right(cv, y, x, l->slope, interval_role(r->slope_valid, r->slope_lo, r->slope_hi),
-			   buf);
-		x += l->slope + 1;
+	if (l->impact) {
+		impact_cell(buf, sizeof(buf), r, l->wide, cv->unicode);
+		draw_right(cv, y, x, l->impact,
+			   interval_role(isfinite(r->impact_lo), r->impact_lo, r->impact_hi), buf);
+		x += l->impact + 1;
 	}
 	draw_cut(cv, y, x, l->verdict, vr, r->rank ? verdict_short(r->verdict) : "", false);
 	x += l->verdict + 1;

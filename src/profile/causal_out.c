@@ -565,7 +565,7 @@ enum {
 	COL_FUNC = 15,
 	COL_SAMPLES = 6,
 	COL_LEVEL = 10,
-	COL_SLOPE = 11,
+	COL_IMPACT = 11,
 	NAME_WIDTH = 60,	/* a point's name in its header */
 };
 
@@ -660,17 +660,18 @@ level_cell(char *buf, size_t size, const struct stats_level *lv)
 	return pm_cols(buf);
 }
 
-/* "+0.31±0.11", fewer decimals when wide. */
+/*
+ * The impact, what the verdict rests on: the program speedup at 100%
+ * fitted over every level, "+12.3%±2.1", fewer decimals when wide.
+ */
 static unsigned
-slope_cell(char *buf, size_t size, const struct stats_curve *cv)
+impact_cell(char *buf, size_t size, const struct stats_curve *cv)
 {
-	double half = (cv->slope_hi - cv->slope_lo) / 2;
+	double est = 100 * cv->impact, half = 100 * (cv->impact_hi - cv->impact_lo) / 2;
 
-	snprintf(buf, size, "%+.2f±%.2f", cv->slope, half);
-	if (pm_cols(buf) > COL_SLOPE)
-		snprintf(buf, size, "%+.1f±%.1f", cv->slope, half);
-	if (pm_cols(buf) > COL_SLOPE)
-		snprintf(buf, size, "%+.0f±%.0f", clip(cv->slope, 999), clip(half, 999));
+	snprintf(buf, size, "%+.1f%%±%.1f", est, half);
+	if (pm_cols(buf) > COL_IMPACT)
+		snprintf(buf, size, "%+.0f%%±%.0f", clip(est, 999), clip(half, 999));
 	return pm_cols(buf);
 }
 
@@ -731,11 +732,11 @@ table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 		put_cell(f, cell, cols, COL_LEVEL, true);
 	}
 	fputc(' ', f);
-	if (cv->slope_valid)
-		cols = slope_cell(cell, sizeof(cell), cv);
+	if (isfinite(cv->impact_lo) && isfinite(cv->impact_hi))
+		cols = impact_cell(cell, sizeof(cell), cv);
 	else
 		cols = (unsigned) strlen(strcpy(cell, "-"));
-	put_cell(f, cell, cols, COL_SLOPE, true);
+	put_cell(f, cell, cols, COL_IMPACT, true);
 	fprintf(f, " %s\n", stats_verdict_name(cv->verdict));
 }
 
@@ -762,13 +763,15 @@ table_point(FILE *f, const struct causal_meta *m, struct stats *st,
 		fprintf(f, ", delay inserted %.1f%% of wall time",
 			100.0 * m->delay_ns / span);
 	fprintf(f, "\nPredicted program speedup (95%% CI) if the %s is sped up by "
-		"10/25/50/100%%; slope near 0.\n", m->by_function ? "function" : "line");
+		"10/25/50/100%%; impact: at 100%%, fitted over every level, which the\n"
+		"verdict rests on (optimize or contention only when its interval excludes 0).\n",
+		m->by_function ? "function" : "line");
 	fprintf(f, "%*s %-*s %-*s %*s", COL_RANK, "rank", COL_LOC, "location",
 		COL_FUNC, m->by_function ? "module" : "function", COL_SAMPLES,
 		"samp%");
 	for (size_t k = 0; k < sizeof(table_levels) / sizeof(table_levels[0]); k++)
 		fprintf(f, " %*u%%", COL_LEVEL - 1, table_levels[k]);
-	fprintf(f, " %*s verdict\n", COL_SLOPE, "slope");
+	fprintf(f, " %*s verdict\n", COL_IMPACT, "impact");
 	shown = top && top < ncv ? top : ncv;
 	for (size_t k = 0; k < shown; k++)
 		table_row(f, m, lt, &cv[k], k + 1);

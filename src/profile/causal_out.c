@@ -564,6 +564,7 @@ enum {
 	COL_LOC = 20,
 	COL_FUNC = 15,
 	COL_SAMPLES = 6,
+	COL_EXP = 4,
 	COL_LEVEL = 10,
 	COL_IMPACT = 11,
 	NAME_WIDTH = 60,	/* a point's name in its header */
@@ -721,6 +722,10 @@ table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	else
 		snprintf(cell, sizeof(cell), "-");
 	put_cell(f, cell, (unsigned) strlen(cell), COL_SAMPLES, true);
+	/* The experiments behind the row's figures (baselines are shared). */
+	snprintf(cell, sizeof(cell), "%u", cv->n_exp);
+	fputc(' ', f);
+	put_cell(f, cell, (unsigned) strlen(cell), COL_EXP, true);
 	for (size_t k = 0; k < sizeof(table_levels) / sizeof(table_levels[0]); k++) {
 		const struct stats_level *lv = level_of(cv, table_levels[k]);
 
@@ -763,12 +768,12 @@ table_point(FILE *f, const struct causal_meta *m, struct stats *st,
 		fprintf(f, ", delay inserted %.1f%% of wall time",
 			100.0 * m->delay_ns / span);
 	fprintf(f, "\nPredicted program speedup (95%% CI) if the %s is sped up by "
-		"10/25/50/100%%; impact: at 100%%, fitted over every level, which the\n"
-		"verdict rests on (optimize or contention only when its interval excludes 0).\n",
+		"10/25/50/100%%; impact: at 100%%,\nfitted over every level, which the verdict "
+		"rests on (optimize/contention only if it excludes 0).\n",
 		m->by_function ? "function" : "line");
-	fprintf(f, "%*s %-*s %-*s %*s", COL_RANK, "rank", COL_LOC, "location",
+	fprintf(f, "%*s %-*s %-*s %*s %*s", COL_RANK, "rank", COL_LOC, "location",
 		COL_FUNC, m->by_function ? "module" : "function", COL_SAMPLES,
-		"samp%");
+		"samp%", COL_EXP, "exp");
 	for (size_t k = 0; k < sizeof(table_levels) / sizeof(table_levels[0]); k++)
 		fprintf(f, " %*u%%", COL_LEVEL - 1, table_levels[k]);
 	fprintf(f, " %*s verdict\n", COL_IMPACT, "impact");

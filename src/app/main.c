@@ -176,9 +176,10 @@ next_run(struct session *s)
 {
 	uint64_t t = clock_now_ns() - s->run_start_ns;
 
-	if (!s->opts.end_to_end || s->stop_requested || !s->launched_done)
+	if (!s->launched || s->stop_requested || !s->launched_done)
 		return false;
-	progress_point(s->progress, "end-to-end", PROGRESS_THROUGHPUT, "end-to-end")->count++;
+	if (s->opts.end_to_end)
+		progress_point(s->progress, "end-to-end", PROGRESS_THROUGHPUT, "end-to-end")->count++;
 	if (!s->runs.done || t < s->runs.min_ns)
 		s->runs.min_ns = t;
 	if (t > s->runs.max_ns)
@@ -188,6 +189,14 @@ next_run(struct session *s)
 	if (s->runs.done >= s->opts.runs || !WIFEXITED(s->launched_status) ||
 	    WEXITSTATUS(s->launched_status))
 		return false;
+	/*
+	 * The experiment under way when the run ended is dropped; the next
+	 * run's are compared with that run's baselines (their run number).
+	 */
+	if (s->exp)
+		exp_finish(s->exp);
+	/* The next command counts the --progress points as the first did. */
+	s->probes_pid = 0;
 	s->launched = 0;
 	s->launched_done = false;
 	s->run_start_ns = clock_now_ns();

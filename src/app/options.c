@@ -37,7 +37,8 @@ static const char usage_text[] =
 "                            -p, the children they already have as well)\n"
 "      --duration=SECONDS    stop profiling and detach after SECONDS\n"
 "      --end-to-end          each run of COMMAND is one unit of progress\n"
-"      --runs=N              with --end-to-end, run COMMAND N times (default 1)\n"
+"      --runs=N              run COMMAND N times, one after the other, and pool\n"
+"                            the runs' experiments in one profile (default 1)\n"
 "      --no-coz-shim         do not preload the Coz compatibility library\n"
 "\n"
 "Progress points without recompiling (SPEC: FUNCTION, [DSO:]FUNCTION,\n"
@@ -495,8 +496,8 @@ options_parse(struct options *o, int argc, char **argv)
 		usage_error("%s", "nothing to profile: give -p PID or -- COMMAND [ARGS...]");
 	if (o->end_to_end && o->pid)
 		usage_error("%s", "--end-to-end runs a command: it does not work with -p");
-	if (o->runs && !o->end_to_end)
-		usage_error("%s", "--runs needs --end-to-end");
+	if (o->runs > 1 && o->pid)
+		usage_error("%s", "--runs runs a command again: it does not work with -p");
 	if (!o->runs)
 		o->runs = 1;
 	if (o->quiet && (o->report || o->report_interval_ns))

@@ -439,6 +439,7 @@ finish(struct exp_engine *e, uint64_t now)
 		.target = e->target,
 		.is_func = e->is_func,
 		.pct = e->pct,
+		.run = e->s->runs.done,		/* --runs: this run's baselines */
 		.start_ns = e->start_ns,
 		.wall_ns = wall,
 		.delay_ns = delay,

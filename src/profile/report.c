@@ -225,9 +225,9 @@ report_flat(const struct session *s, FILE *out)
 		fprintf(out, "No sample fell in scope: was the program built with -g, and does "
 			"--binary-scope/--source-scope name its code?\n");
 	report_progress(s, out, secs);
-	if (s->runs.done)
-		fprintf(out, "End-to-end: %u runs, %.3f s mean, %.3f s min, %.3f s max\n",
-			s->runs.done, s->runs.total_ns / 1e9 / s->runs.done,
+	if (s->runs.done && (s->opts.end_to_end || s->opts.runs > 1))
+		fprintf(out, "%s: %u runs, %.3f s mean, %.3f s min, %.3f s max\n",
+			s->opts.end_to_end ? "End-to-end" : "Runs", s->runs.done, s->runs.total_ns / 1e9 / s->runs.done,
 			s->runs.min_ns / 1e9, s->runs.max_ns / 1e9);
 	report_lines(s, out);
 	report_funcs(s, out);

@@ -41,6 +41,8 @@ save_fill_meta(struct session *s, struct causal_meta *m)
 		.by_function = st.by_function,
 		.delay_ns = sm.delay_ns,
 		.samples_total = s->samples.total,
+		/* --runs: the runs begun (the last may have been cut short). */
+		.runs = s->opts.runs > 1 ? s->runs.done + !s->launched_done : 1,
 		.wait_stats = s->waits ? wait_sites_stats(s->waits) : NULL,
 	};
 	m->waits = wait_sites_sorted(s->waits, &m->nwaits);

@@ -3,6 +3,7 @@
  * told to stop, detach from everything, report.
  */
 #include "config.h"
+#include <math.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <locale.h>
@@ -23,6 +24,7 @@
 #include "base/evloop.h"
 #include "base/procfs.h"
 #include "base/xmalloc.h"
+#include "calc/stats.h"
 #include "engine/collect.h"
 #include "engine/experiment.h"
 #include "model/logcap.h"
@@ -125,6 +127,42 @@ tick_arm(struct loop_fd *l)
 	evloop_timer_arm(l->fd, p - p / 4 + x % (p / 2 + 1), 0);
 }
 
+/*
+ * --until-answer: twice a second, is every point with experiments
+ * decided (calc/stats.h)?  Then, or once the limit has passed, stop.
+ */
+#define ANSWER_LOOK_NS 500000000ULL
+
+static void
+look_for_answer(struct session *s, uint64_t now)
+{
+	struct stats *st;
+	size_t np = 0;
+	int kind = -1;
+
+	if (!s->opts.until_answer_ns || !s->exp || s->stop_requested || now < s->answer.next_ns)
+		return;
+	s->answer.next_ns = now + ANSWER_LOOK_NS;
+	st = exp_stats(s->exp);
+	progress_points(s->progress, &np);
+	/* A point with no estimate at all (no usable measure) has no say. */
+	for (unsigned p = 0; p < np && kind != STATS_UNDECIDED; p++) {
+		size_t n;
+		const struct stats_curve *cv = stats_curves(st, p, &n);
+
+		if (!n || !isfinite(cv[0].impact))
+			continue;
+		kind = stats_answer(st, p);
+	}
+	if (kind > STATS_UNDECIDED || now - s->start_ns >= s->opts.until_answer_ns) {
+		s->answer.kind = kind > STATS_UNDECIDED ? kind : STATS_UNDECIDED;
+		s->answer.at_ns = now;
+		s->stop_requested = true;
+		debug_msg("--until-answer: %s: stopping",
+			  kind > STATS_UNDECIDED ? "decided" : "the limit passed");
+	}
+}
+
 static void
 on_tick(struct ev_handler *h, uint32_t events)
 {
@@ -142,6 +180,7 @@ on_tick(struct ev_handler *h, uint32_t events)
 		l->s->tick_ns = exp_tick_ns(l->s->exp);
 	}
 	tick_arm(l);
+	look_for_answer(l->s, now);
 	/*
 	 * Only the -v report shows it, and only sampled: a walk of
 	 * /proc/self/fd (two /proc fds per thread, and more) on every
@@ -472,6 +511,7 @@ write_report(struct session *s)
 		report_flat(s, s->report);
 		write_summary(s, s->report);
 		print_causal(s, s->report);
+		report_answer(s, s->report);
 		report_waits(s, s->report);
 		fflush(s->report);
 	}
@@ -624,6 +664,7 @@ main(int argc, char **argv)
 	if ((err = cmd_dispatch(&argc, &argv)) >= 0)
 		return err;
 	options_parse(&s.opts, argc, argv);
+	s.answer.kind = -1;
 	open_outputs(&s);
 	raise_fd_limit();
 	set_realtime(&s);

@@ -36,6 +36,10 @@ static const char usage_text[] =
 "  -f, --follow-forks        also profile child processes (fork, vfork; with\n"
 "                            -p, the children they already have as well)\n"
 "      --duration=SECONDS    stop profiling and detach after SECONDS\n"
+"      --until-answer[=SECONDS]\n"
+"                            stop once the top line is decided (significant and\n"
+"                            ahead of the rest), or say it is undecided after\n"
+"                            SECONDS (default 30)\n"
 "      --end-to-end          each run of COMMAND is one unit of progress\n"
 "      --runs=N              run COMMAND N times, one after the other, and pool\n"
 "                            the runs' experiments in one profile (default 1)\n"
@@ -98,6 +102,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_DURATION = 0x100,
+	OPT_UNTIL_ANSWER,
 	OPT_PERIOD,
 	OPT_SAMPLER,
 	OPT_EVENT,
@@ -128,6 +133,7 @@ static const struct option long_options[] = {
 	{ "pid",		required_argument, NULL, 'p' },
 	{ "follow-forks",	no_argument,	   NULL, 'f' },
 	{ "duration",		required_argument, NULL, OPT_DURATION },
+	{ "until-answer",	optional_argument, NULL, OPT_UNTIL_ANSWER },
 	{ "end-to-end",		no_argument,	   NULL, OPT_END_TO_END },
 	{ "runs",		required_argument, NULL, OPT_RUNS },
 	{ "no-coz-shim",	no_argument,	   NULL, OPT_NO_COZ_SHIM },
@@ -281,6 +287,11 @@ options_parse(struct options *o, int argc, char **argv)
 		case OPT_DURATION:
 			if (!(o->duration_ns = parse_ns(optarg, 1e9)))
 				usage_error("invalid duration '%s' (seconds, > 0)", optarg);
+			break;
+		case OPT_UNTIL_ANSWER:
+			o->until_answer_ns = optarg ? parse_ns(optarg, 1e9) : 30000000000ULL;
+			if (!o->until_answer_ns)
+				usage_error("invalid --until-answer '%s' (seconds, > 0)", optarg);
 			break;
 		case OPT_END_TO_END:
 			o->end_to_end = true;
@@ -496,6 +507,9 @@ options_parse(struct options *o, int argc, char **argv)
 		usage_error("%s", "nothing to profile: give -p PID or -- COMMAND [ARGS...]");
 	if (o->end_to_end && o->pid)
 		usage_error("%s", "--end-to-end runs a command: it does not work with -p");
+	if (o->until_answer_ns && (o->end_to_end || o->no_experiments))
+		usage_error("%s", "--until-answer waits for the experiments' answer: not with "
+			    "--end-to-end or --no-experiments");
 	if (o->runs > 1 && o->pid)
 		usage_error("%s", "--runs runs a command again: it does not work with -p");
 	if (!o->runs)

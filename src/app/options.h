@@ -27,6 +27,7 @@ struct options {
 	const char *output;		/* -o; NULL: none */
 	const char *trace_log;
 	uint64_t duration_ns;		/* 0: until the target ends */
+	uint64_t until_answer_ns;	/* --until-answer's limit; 0: not asked */
 	unsigned top;
 	bool no_tui;
 	bool no_color;			/* --no-color, or NO_COLOR set */

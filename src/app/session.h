@@ -83,7 +83,12 @@ struct session {
 
 	int stop_signal;		/* SIGINT/TERM/HUP that ended the session */
 	bool forward_signal;		/* it was sent to causaltop alone */
-	bool stop_requested;		/* by a signal or --duration */
+	bool stop_requested;		/* by a signal, --duration, --until-answer */
+	struct {
+		int kind;		/* enum stats_answer; -1: not asked */
+		uint64_t at_ns;		/* when it came, or the limit passed */
+		uint64_t next_ns;	/* the next look */
+	} answer;
 	bool detaching;			/* trace_detach_all is running */
 	bool ring_opened;		/* a thread ring opened once: later
 					   refusals are not about permission */

@@ -224,6 +224,25 @@ stats_baselines(const struct stats *st)
 	return st->nbaselines;
 }
 
+enum stats_answer
+stats_answer(struct stats *st, unsigned point)
+{
+	size_t n, decided = 0;
+	const struct stats_curve *cv = stats_curves(st, point, &n);
+
+	if (!n)
+		return STATS_UNDECIDED;
+	/* Ahead of a second line tried, not of nothing. */
+	if (cv[0].verdict == VERDICT_OPTIMIZE)
+		return n < STATS_ANSWER_MIN ? STATS_UNDECIDED :
+		       cv[1].verdict == VERDICT_NO_EFFECT ||
+		       cv[1].verdict == VERDICT_CONTENTION || cv[1].impact_hi < cv[0].impact_lo ?
+		       STATS_TOP_LINE : STATS_UNDECIDED;
+	for (size_t k = 0; k < n; k++)
+		decided += cv[k].verdict != VERDICT_NOT_ENOUGH;
+	return decided == n && n >= STATS_ANSWER_MIN ? STATS_NOTHING : STATS_UNDECIDED;
+}
+
 const char *
 stats_verdict_name(enum stats_verdict v)
 {

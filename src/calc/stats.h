@@ -108,6 +108,20 @@ const struct stats_curve *stats_curves(struct stats *, unsigned point, size_t *n
 const struct stats_curve *stats_curve_of(struct stats *, unsigned point,
 					 unsigned target, bool is_func);
 
+/*
+ * Is the answer in for a point (--until-answer)?  STATS_TOP_LINE: the
+ * first-ranked target is significant (optimize) and ahead of the second
+ * (there must be one), whose interval lies below its own or whose verdict
+ * is no effect or contention; STATS_NOTHING: every target experimented on
+ * has a verdict and none is optimize.  Either needs STATS_ANSWER_MIN
+ * targets with experiments.  Else
+ * STATS_UNDECIDED.  A target never experimented on has no curve: an
+ * answer speaks for the targets tried.
+ */
+enum stats_answer { STATS_UNDECIDED, STATS_TOP_LINE, STATS_NOTHING };
+# define STATS_ANSWER_MIN 2
+enum stats_answer stats_answer(struct stats *, unsigned point);
+
 /* "optimize", "no effect", "contention", "not enough data" */
 const char *stats_verdict_name(enum stats_verdict);
 

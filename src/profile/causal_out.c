@@ -287,7 +287,10 @@ json_run(FILE *f, const struct causal_meta *m, struct stats *st)
 	} else {
 		fputs("null", f);
 	}
-	fprintf(f, ",\n    \"pid\": %d,\n    \"exe\": ", (int) m->pid);
+	fprintf(f, ",\n    \"pid\": %d,\n    \"pids\": [", (int) m->pid);
+	for (size_t i = 0; i < (m->pids ? m->npids : 1); i++)
+		fprintf(f, "%s%d", i ? ", " : "", (int) (m->pids ? m->pids[i] : m->pid));
+	fputs("],\n    \"exe\": ", f);
 	escape_json_str(f, m->exe);
 	fputs(",\n    \"build_id\": ", f);
 	escape_json_str(f, m->build_id);

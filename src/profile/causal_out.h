@@ -17,7 +17,9 @@ struct stats;
 
 struct causal_meta {
 	char *const *command;		/* argv, NULL-terminated; NULL with -p */
-	pid_t pid;			/* target process */
+	pid_t pid;			/* target process (the first of pids) */
+	const pid_t *pids;		/* -p's list; NULL: pid alone */
+	size_t npids;
 	uint64_t startup_realtime_ns;	/* CLOCK_REALTIME at start */
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC: profiling span */
 	uint64_t period_ns;		/* sampling period */

@@ -1,4 +1,5 @@
 #include "config.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -328,4 +329,60 @@ report_waits(const struct session *s, FILE *out)
 		progress_points(s->progress, &np);
 		report_waits_behind(out, exp_stats(s->exp), s->lines, np, w, n);
 	}
+}
+
+/* --- --until-answer ------------------------------------------------------ */
+
+static void
+curve_text(FILE *out, struct lines_table *lt, const struct stats_curve *cv)
+{
+	char *where = causal_target_location(lt, cv->target, cv->is_func);
+
+	fprintf(out, "%s, impact %+.1f%% [%+.1f%%, %+.1f%%] (%u experiments)", where,
+		100 * cv->impact, 100 * cv->impact_lo, 100 * cv->impact_hi, cv->n_exp);
+	free(where);
+}
+
+void
+report_answer(const struct session *s, FILE *out)
+{
+	double secs = (s->answer.at_ns - s->start_ns) / 1e9;
+	struct progress_point *const *pts;
+	struct stats *st;
+	size_t np = 0;
+
+	if (s->answer.kind < 0 || !s->exp)
+		return;
+	st = exp_stats(s->exp);
+	pts = progress_points(s->progress, &np);
+	if (s->answer.kind == STATS_NOTHING) {
+		fprintf(out, "\nAnswer after %.1f s: no line tried would speed the program up: "
+			"every one has a verdict, none is optimize.\n", secs);
+		return;
+	}
+	fprintf(out, "\n%s after %.1f s", s->answer.kind == STATS_TOP_LINE ? "Answer" : "Undecided",
+		secs);
+	for (unsigned p = 0; p < np; p++) {
+		size_t n;
+		const struct stats_curve *cv = stats_curves(st, p, &n);
+
+		if (!n || !isfinite(cv[0].impact))
+			continue;
+		fprintf(out, "; \"%s\": ", pts[p]->name);
+		if (s->answer.kind == STATS_TOP_LINE || cv[0].verdict == VERDICT_OPTIMIZE) {
+			fputs(s->answer.kind == STATS_TOP_LINE ? "optimize " : "the first, ", out);
+			curve_text(out, s->lines, &cv[0]);
+			if (n > 1) {
+				fputs(s->answer.kind == STATS_TOP_LINE ? ", ahead of " :
+				      ", not yet ahead of ", out);
+				curve_text(out, s->lines, &cv[1]);
+			}
+		} else {
+			fputs("no line significant yet; the first, ", out);
+			curve_text(out, s->lines, &cv[0]);
+		}
+	}
+	fputs(s->answer.kind == STATS_TOP_LINE ? ".\n" :
+	      ".\n(--until-answer=SECONDS waits longer; --runs=N pools runs of a short command.)\n",
+	      out);
 }

@@ -13,6 +13,8 @@ void report_flat(const struct session *, FILE *);
  * no stack was taken.
  */
 void report_waits(const struct session *, FILE *);
+/* --until-answer's outcome: the answer and when, or "undecided" and why. */
+void report_answer(const struct session *, FILE *);
 /* Its part for the lines with a "contention" verdict, of npoints points. */
 struct lines_table;
 struct stats;

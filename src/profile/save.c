@@ -31,6 +31,8 @@ save_fill_meta(struct session *s, struct causal_meta *m)
 	*m = (struct causal_meta) {
 		.command = s->opts.cmd,
 		.pid = s->opts.pid ? s->opts.pid : s->launched,
+		.pids = s->opts.pid ? s->opts.pids : NULL,
+		.npids = s->opts.pid ? s->opts.n_pids : 0,
 		.startup_realtime_ns = s->startup_realtime_ns,
 		.start_ns = s->start_ns,
 		.end_ns = s->end_ns ? s->end_ns : clock_now_ns(),

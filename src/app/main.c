@@ -128,8 +128,8 @@ tick_arm(struct loop_fd *l)
 }
 
 /*
- * --until-answer: twice a second, is every point with experiments
- * decided (calc/stats.h)?  Then, or once the limit has passed, stop.
+ * --until-answer: twice a second, is a point with experiments decided
+ * (calc/stats.h)?  Then, or once the limit has passed, stop.
  */
 #define ANSWER_LOOK_NS 500000000ULL
 
@@ -145,14 +145,17 @@ look_for_answer(struct session *s, uint64_t now)
 	s->answer.next_ns = now + ANSWER_LOOK_NS;
 	st = exp_stats(s->exp);
 	progress_points(s->progress, &np);
-	/* A point with no estimate at all (no usable measure) has no say. */
-	for (unsigned p = 0; p < np && kind != STATS_UNDECIDED; p++) {
+	/*
+	 * The first point with an answer gives it (the report says which);
+	 * a point with no estimate at all (no usable measure) has no say.
+	 */
+	for (unsigned p = 0; p < np && kind <= STATS_UNDECIDED; p++) {
 		size_t n;
 		const struct stats_curve *cv = stats_curves(st, p, &n);
 
 		if (!n || !isfinite(cv[0].impact))
 			continue;
-		kind = stats_answer(st, p);
+		kind = stats_answer(st, p, NULL);
 	}
 	if (kind > STATS_UNDECIDED || now - s->start_ns >= s->opts.until_answer_ns) {
 		s->answer.kind = kind > STATS_UNDECIDED ? kind : STATS_UNDECIDED;

@@ -224,23 +224,44 @@ stats_baselines(const struct stats *st)
 	return st->nbaselines;
 }
 
-enum stats_answer
-stats_answer(struct stats *st, unsigned point)
+/*
+ * Could cv's effect be as large as lo?  A line with no interval yet (one
+ * or two experiments) has no say: the schedule tries the lines that hold
+ * the samples first, and such a line would keep any answer out for long.
+ */
+static bool
+could_reach(const struct stats_curve *cv, double lo)
 {
-	size_t n, decided = 0;
+	if (cv->verdict == VERDICT_NO_EFFECT || cv->verdict == VERDICT_CONTENTION)
+		return false;
+	return isfinite(cv->impact_hi) && cv->impact_hi >= lo;
+}
+
+enum stats_answer
+stats_answer(struct stats *st, unsigned point, size_t *rival)
+{
+	size_t n, decided = 0, r = 1;
 	const struct stats_curve *cv = stats_curves(st, point, &n);
 
-	if (!n)
+	/* The closest to the first: the highest upper bound. */
+	for (size_t k = 2; k < n; k++)
+		if (isfinite(cv[k].impact_hi) &&
+		    (!isfinite(cv[r].impact_hi) || cv[k].impact_hi > cv[r].impact_hi))
+			r = k;
+	if (rival)
+		*rival = n > 1 ? r : 0;
+	if (n < STATS_ANSWER_MIN)
 		return STATS_UNDECIDED;
-	/* Ahead of a second line tried, not of nothing. */
-	if (cv[0].verdict == VERDICT_OPTIMIZE)
-		return n < STATS_ANSWER_MIN ? STATS_UNDECIDED :
-		       cv[1].verdict == VERDICT_NO_EFFECT ||
-		       cv[1].verdict == VERDICT_CONTENTION || cv[1].impact_hi < cv[0].impact_lo ?
-		       STATS_TOP_LINE : STATS_UNDECIDED;
+	/* Ahead of every other line tried, not of the second alone. */
+	if (cv[0].verdict == VERDICT_OPTIMIZE) {
+		for (size_t k = 1; k < n; k++)
+			if (could_reach(&cv[k], cv[0].impact_lo))
+				return STATS_UNDECIDED;
+		return STATS_TOP_LINE;
+	}
 	for (size_t k = 0; k < n; k++)
 		decided += cv[k].verdict != VERDICT_NOT_ENOUGH;
-	return decided == n && n >= STATS_ANSWER_MIN ? STATS_NOTHING : STATS_UNDECIDED;
+	return decided == n ? STATS_NOTHING : STATS_UNDECIDED;
 }
 
 const char *

@@ -110,17 +110,19 @@ const struct stats_curve *stats_curve_of(struct stats *, unsigned point,
 
 /*
  * Is the answer in for a point (--until-answer)?  STATS_TOP_LINE: the
- * first-ranked target is significant (optimize) and ahead of the second
- * (there must be one), whose interval lies below its own or whose verdict
- * is no effect or contention; STATS_NOTHING: every target experimented on
- * has a verdict and none is optimize.  Either needs STATS_ANSWER_MIN
- * targets with experiments.  Else
- * STATS_UNDECIDED.  A target never experimented on has no curve: an
- * answer speaks for the targets tried.
+ * first-ranked target is significant (optimize) and ahead of every other
+ * target tried, each of whose interval lies below its own or whose
+ * verdict is no effect or contention (one with too few experiments for an
+ * interval has no say); STATS_NOTHING: every target tried has a verdict
+ * and none is optimize.  Either needs STATS_ANSWER_MIN targets with
+ * experiments.  Else STATS_UNDECIDED.  *rival (if not NULL): the index of
+ * the first's closest rival in stats_curves (the highest upper bound), 0
+ * when there is none.  A target never experimented on has no curve: an
+ * answer speaks for those with an estimate.
  */
 enum stats_answer { STATS_UNDECIDED, STATS_TOP_LINE, STATS_NOTHING };
 # define STATS_ANSWER_MIN 2
-enum stats_answer stats_answer(struct stats *, unsigned point);
+enum stats_answer stats_answer(struct stats *, unsigned point, size_t *rival);
 
 /* "optimize", "no effect", "contention", "not enough data" */
 const char *stats_verdict_name(enum stats_verdict);

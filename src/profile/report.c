@@ -349,40 +349,44 @@ report_answer(const struct session *s, FILE *out)
 	double secs = (s->answer.at_ns - s->start_ns) / 1e9;
 	struct progress_point *const *pts;
 	struct stats *st;
-	size_t np = 0;
+	size_t np = 0, nrecs = 0;
 
 	if (s->answer.kind < 0 || !s->exp)
 		return;
 	st = exp_stats(s->exp);
 	pts = progress_points(s->progress, &np);
-	if (s->answer.kind == STATS_NOTHING) {
-		fprintf(out, "\nAnswer after %.1f s: no line tried would speed the program up: "
-			"every one has a verdict, none is optimize.\n", secs);
-		return;
-	}
-	fprintf(out, "\n%s after %.1f s", s->answer.kind == STATS_TOP_LINE ? "Answer" : "Undecided",
+	fprintf(out, "\n%s after %.1f s", s->answer.kind > STATS_UNDECIDED ? "Answer" : "Undecided",
 		secs);
+	if (!np)
+		fputs(": no progress point was seen", out);
+	else if (!stats_records(st, &nrecs) || nrecs == stats_baselines(st))
+		fputs(": no experiment with a speedup yet", out);
 	for (unsigned p = 0; p < np; p++) {
-		size_t n;
+		size_t n, rival;
 		const struct stats_curve *cv = stats_curves(st, p, &n);
+		enum stats_answer a;
 
 		if (!n || !isfinite(cv[0].impact))
 			continue;
 		fprintf(out, "; \"%s\": ", pts[p]->name);
-		if (s->answer.kind == STATS_TOP_LINE || cv[0].verdict == VERDICT_OPTIMIZE) {
-			fputs(s->answer.kind == STATS_TOP_LINE ? "optimize " : "the first, ", out);
+		/* Each point as it stands: decided or not, beside its closest rival. */
+		a = stats_answer(st, p, &rival);
+		if (a == STATS_NOTHING) {
+			fputs("no line tried would speed it up", out);
+		} else if (cv[0].verdict == VERDICT_OPTIMIZE) {
+			fputs(a == STATS_TOP_LINE ? "optimize " : "the first, ", out);
 			curve_text(out, s->lines, &cv[0]);
-			if (n > 1) {
-				fputs(s->answer.kind == STATS_TOP_LINE ? ", ahead of " :
+			if (rival) {
+				fputs(a == STATS_TOP_LINE ? ", ahead of all, the closest " :
 				      ", not yet ahead of ", out);
-				curve_text(out, s->lines, &cv[1]);
+				curve_text(out, s->lines, &cv[rival]);
 			}
 		} else {
 			fputs("no line significant yet; the first, ", out);
 			curve_text(out, s->lines, &cv[0]);
 		}
 	}
-	fputs(s->answer.kind == STATS_TOP_LINE ? ".\n" :
+	fputs(s->answer.kind > STATS_UNDECIDED ? ".\n" :
 	      ".\n(--until-answer=SECONDS waits longer; --runs=N pools runs of a short command.)\n",
 	      out);
 }

@@ -564,8 +564,8 @@ causal_write_json(FILE *f, const struct causal_meta *meta, struct stats *st,
 
 enum {
 	COL_RANK = 4,
-	COL_LOC = 20,
-	COL_FUNC = 15,
+	COL_LOC = 18,
+	COL_FUNC = 12,
 	COL_SAMPLES = 6,
 	COL_EXP = 4,
 	COL_LEVEL = 10,

@@ -63,6 +63,19 @@
  * Welch-Satterthwaite degrees of freedom; the interval is
  * b +- t95(df) sqrt(var).
  *
+ * Robustness.  A VM's host stalls the program now and then: one 200 ms
+ * experiment runs at 60% of its rate, for reasons of its own.  Counts
+ * do not have such tails, and one stall among 34 experiments set the
+ * residual spread (and sigma2, and the pools of the six experiments
+ * around it) of a whole run: a ground-truth check's interval went from
+ * +-0.03 to +-0.12 in CI.  So the errors are weighed as Huber's M-
+ * estimator does, at STATS_HUBER standard deviations: sigma2 is a
+ * winsorized mean (a baseline first against its neighbours' median),
+ * a straying baseline weighs less in its neighbours' pools, a level is
+ * an M-estimate from its median, and slope and impact take the weights
+ * of the levels (a curved curve is no outlier).  With fewer than
+ * STATS_ROBUST_MIN observations there is no robust scale: plain means.
+ *
  * Validity.  An estimate needs 2 usable experiments, 5 progress events
  * (Coz's MIN_DELTA) and 2 baselines (for sigma2).  A verdict needs 3.
  *
@@ -93,10 +106,16 @@ enum {
 	STATS_MIN_VERDICT_EXP = 3,	/* for a verdict */
 	STATS_SLOPE_MAX_PCT = 50,
 	STATS_RUN_BASELINES = 2 * STATS_NEIGHBOURS,	/* a run's own, if it has */
+	STATS_ROBUST_MIN = 6,		/* observations for a robust scale */
+	STATS_ROBUST_ITER = 3,		/* reweightings of a level's fit */
 };
 
 #define STATS_WORTH 0.02	/* smallest impact worth optimizing for */
 #define STATS_NEGLIGIBLE 0.05	/* an interval within +-this: no effect */
+/* Huber's constant, in standard deviations, and E[min(Z^2, c^2)] for a
+ * standard normal Z: the winsorized variance's correction. */
+#define STATS_HUBER 2.5
+#define STATS_HUBER_KAPPA 0.977573
 
 /* The curves of one point, until the next stats_add. */
 struct stats_cache {
@@ -120,6 +139,7 @@ struct obs {
 	double num, den;	/* m = num / den */
 	double w;		/* weight: events */
 	double t;		/* midpoint, seconds */
+	double u;		/* robust weight in (0, 1]: below 1 if it strays */
 	uint64_t events;
 	/* non-baselines: */
 	bool usable;		/* has a y */
@@ -140,6 +160,7 @@ struct calc {
 	double *g;		/* per baseline position, zero between fits */
 	bool *used;		/* g[pos] is in touched[] */
 	size_t *touched;
+	double *z, *tmp;	/* scratch for a level's robust weights */
 };
 
 struct fit {
@@ -332,6 +353,7 @@ observe(const struct exp_record *r, unsigned point, struct obs *o)
 	double d;
 
 	memset(o, 0, sizeof(*o));
+	o->u = 1;
 	o->t = (r->start_ns + r->wall_ns / 2) / 1e9;
 	if (!p || r->wall_ns <= r->delay_ns)
 		return;
@@ -394,9 +416,9 @@ pool(const struct calc *c, const size_t *nb, unsigned n, double *m0, double *w)
 	for (unsigned k = 0; k < n; k++) {
 		const struct obs *b = &c->obs[c->base[nb[k]]];
 
-		num += b->num;
-		den += b->den;
-		*w += b->w;
+		num += b->u * b->num;
+		den += b->u * b->den;
+		*w += b->u * b->w;
 	}
 	if (!(den > 0) || !(num > 0) || !(*w > 0))
 		return false;
@@ -469,14 +491,117 @@ baseline_after(const struct calc *c, size_t lo, size_t hi, unsigned run, double 
 	return lo;
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *) a, y = *(const double *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n), n > 0, which it sorts. */
+static double
+median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * A robust standard deviation of the standardized errors z[0..n)
+ * (centred on 0 by construction): 1.4826 times the median of |z|, the
+ * normal's MAD; 0 when there are too few to tell.  tmp: n doubles.
+ */
+static double
+robust_sd(const double *z, size_t n, double *tmp)
+{
+	if (n < STATS_ROBUST_MIN)
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		tmp[k] = fabs(z[k]);
+	return 1.4826 * median(tmp, n);
+}
+
+/* Huber's weight of an error z for the scale sd (0: none). */
+static double
+huber_weight(double z, double sd)
+{
+	double lim = STATS_HUBER * sd;
+
+	return sd > 0 && fabs(z) > lim ? lim / fabs(z) : 1;
+}
+
+/* The median of the rates m = num / den of the baselines nb[0..n). */
+static double
+median_rate(const struct calc *c, const size_t *nb, unsigned n, double *tmp)
+{
+	for (unsigned k = 0; k < n; k++) {
+		const struct obs *b = &c->obs[c->base[nb[k]]];
+
+		tmp[k] = b->num / b->den;
+	}
+	return median(tmp, n);
+}
+
+/*
+ * sigma2 from the baselines, each against its neighbours.  A stall of
+ * the host (a baseline at half the rate) is noise of another kind than
+ * the counts': it would inflate sigma2 and move the pools of the six
+ * experiments around it.  So the errors are winsorized at STATS_HUBER
+ * robust deviations (and corrected for it), and a baseline beyond gets
+ * a Huber weight in its neighbours' pools; twice, the second time with
+ * the pools the first weights give.
+ */
+static void
+calc_sigma2(struct calc *c)
+{
+	double *z = c->z, *tmp = c->tmp;
+	size_t *who = xcalloc(c->nbase, sizeof(*who));
+
+	for (int pass = 0; pass < 2; pass++) {
+		double sum = 0, sd, lim;
+		size_t cnt = 0;
+
+		for (size_t k = 0; k < c->nbase; k++) {
+			const struct obs *b = &c->obs[c->base[k]];
+			size_t nb[2 * STATS_NEIGHBOURS], lo, hi;
+			unsigned n;
+			double m0, w, y;
+
+			run_window(c, c->recs[c->base[k]].run, &lo, &hi);
+			n = neighbours(lo, hi, k, k + 1, nb);
+			if (!n || !pool(c, nb, n, &m0, &w))
+				continue;
+			/* First against the neighbours' median: a stalled
+			 * neighbour would move a pool's mean. */
+			if (pass == 0)
+				m0 = median_rate(c, nb, n, tmp);
+			y = 1 - b->num / b->den / m0;
+			if (!isfinite(y))
+				continue;
+			z[cnt] = y / sqrt(1 / b->w + 1 / w);
+			who[cnt++] = c->base[k];
+		}
+		if (cnt < 2)
+			break;
+		sd = robust_sd(z, cnt, tmp);
+		lim = STATS_HUBER * sd;
+		for (size_t k = 0; k < cnt; k++) {
+			sum += sd > 0 && fabs(z[k]) > lim ? lim * lim : z[k] * z[k];
+			c->obs[who[k]].u = huber_weight(z[k], sd);
+		}
+		c->sigma2 = sd > 0 ? sum / cnt / STATS_HUBER_KAPPA : sum / cnt;
+		/* Neighbouring baselines' y share terms: one df less. */
+		c->df_base = cnt - 1;
+	}
+	free(who);
+}
+
 /* Baselines in time order, their noise, and every experiment's y. */
 static void
 calc_prepare(struct calc *c, const struct exp_record *recs, size_t nrecs,
 	     unsigned point)
 {
-	double sum = 0;
-	unsigned cnt = 0;
-
 	memset(c, 0, sizeof(*c));
 	c->recs = recs;
 	c->obs = xcalloc(nrecs, sizeof(*c->obs));
@@ -490,29 +615,9 @@ calc_prepare(struct calc *c, const struct exp_record *recs, size_t nrecs,
 	c->g = xcalloc(c->nbase, sizeof(*c->g));
 	c->used = xcalloc(c->nbase, sizeof(*c->used));
 	c->touched = xcalloc(c->nbase, sizeof(*c->touched));
-
-	for (size_t k = 0; k < c->nbase; k++) {
-		const struct obs *b = &c->obs[c->base[k]];
-		size_t nb[2 * STATS_NEIGHBOURS], lo, hi;
-		unsigned n;
-		double m0, w, y;
-
-		run_window(c, recs[c->base[k]].run, &lo, &hi);
-		n = neighbours(lo, hi, k, k + 1, nb);
-
-		if (!n || !pool(c, nb, n, &m0, &w))
-			continue;
-		y = 1 - b->num / b->den / m0;
-		if (!isfinite(y))
-			continue;
-		sum += y * y / (1 / b->w + 1 / w);
-		cnt++;
-	}
-	if (cnt >= 2) {
-		c->sigma2 = sum / cnt;
-		/* Neighbouring baselines' y share terms: one df less. */
-		c->df_base = cnt - 1;
-	}
+	c->z = xcalloc(nrecs, sizeof(*c->z));
+	c->tmp = xcalloc(nrecs, sizeof(*c->tmp));
+	calc_sigma2(c);
 
 	for (size_t i = 0; i < nrecs; i++) {
 		struct obs *o = &c->obs[i];
@@ -539,11 +644,69 @@ calc_release(struct calc *c)
 	free(c->g);
 	free(c->used);
 	free(c->touched);
+	free(c->z);
+	free(c->tmp);
+}
+
+/*
+ * Robust weights of one level's experiments idx[0..n): an experiment
+ * the host stalled (its rate halved for reasons of its own) would set
+ * the residual spread, and so the interval, of its level and of the
+ * curve.  Huber's M-estimate of the level, from its median, with the
+ * scale the noise model gives each experiment (or the level's robust
+ * spread, if wider): those beyond STATS_HUBER deviations weigh less.
+ * The slope and impact fits take the weights their levels found: a
+ * curve that is not a line through the origin is no outlier.
+ */
+static void
+level_weights(struct calc *c, const size_t *idx, size_t n)
+{
+	double est, sd = 1, *e = c->z;
+	size_t m = 0;
+
+	if (!(c->sigma2 > 0))
+		return;
+	for (size_t k = 0; k < n; k++)
+		if (c->obs[idx[k]].usable)
+			e[m++] = c->obs[idx[k]].y;
+	if (m < STATS_ROBUST_MIN)
+		return;
+	est = median(e, m);
+	for (int it = 0; it < STATS_ROBUST_ITER; it++) {
+		double sw = 0, swy = 0;
+
+		m = 0;
+		for (size_t k = 0; k < n; k++) {
+			const struct obs *o = &c->obs[idx[k]];
+
+			if (!o->usable)
+				continue;
+			e[m++] = (o->y - est) / (fabs(1 - est) *
+				sqrt(c->sigma2 * (1 / o->w + 1 / o->pool_w)));
+		}
+		if (it == 0) {
+			sd = robust_sd(e, m, c->tmp);
+			if (sd < 1)
+				sd = 1;
+		}
+		m = 0;
+		for (size_t k = 0; k < n; k++) {
+			struct obs *o = &c->obs[idx[k]];
+
+			if (!o->usable)
+				continue;
+			o->u = huber_weight(e[m++], sd);
+			sw += o->w * o->u;
+			swy += o->w * o->u * o->y;
+		}
+		est = swy / sw;
+	}
 }
 
 /*
  * The fit y = b x over the records idx[0..n), x from pct (or 1 when
- * level_fit); records that are not usable are passed over.
+ * level_fit); records that are not usable are passed over.  Each
+ * weighs its events times its robust weight.
  */
 static struct fit
 fit_origin(struct calc *c, const size_t *idx, size_t n, bool level_fit)
@@ -553,6 +716,8 @@ fit_origin(struct calc *c, const size_t *idx, size_t n, bool level_fit)
 	double v_exp, df_exp, v, df, half;
 	size_t ntouched = 0;
 
+	if (level_fit)
+		level_weights(c, idx, n);
 	for (size_t k = 0; k < n; k++) {
 		const struct obs *o = &c->obs[idx[k]];
 		double x = level_fit ? 1 : c->recs[idx[k]].pct / 100.0;
@@ -561,8 +726,8 @@ fit_origin(struct calc *c, const size_t *idx, size_t n, bool level_fit)
 			continue;
 		f.n++;
 		f.events += o->events;
-		swx2 += o->w * x * x;
-		swxy += o->w * x * o->y;
+		swx2 += o->w * o->u * x * x;
+		swxy += o->w * o->u * x * o->y;
 	}
 	if (!f.n || !(swx2 > 0))
 		return f;
@@ -578,9 +743,11 @@ fit_origin(struct calc *c, const size_t *idx, size_t n, bool level_fit)
 		if (!o->usable)
 			continue;
 		r = o->y - f.est * x;
-		resid += o->w * r * r;
-		model += o->w * x * x * (1 - o->y) * (1 - o->y);
-		a = o->w * x * (1 - o->y) / swx2;
+		/* u^2: a straying experiment's residual counts as Huber's
+		 * psi does, up to STATS_HUBER deviations and no more. */
+		resid += o->w * o->u * o->u * r * r;
+		model += o->w * o->u * o->u * x * x * (1 - o->y) * (1 - o->y);
+		a = o->w * o->u * x * (1 - o->y) / swx2;
 		for (unsigned j = 0; j < o->nnb; j++) {
 			size_t pos = o->nb[j];
 
@@ -593,9 +760,10 @@ fit_origin(struct calc *c, const size_t *idx, size_t n, bool level_fit)
 	}
 	for (size_t k = 0; k < ntouched; k++) {
 		size_t pos = c->touched[k];
+		const struct obs *b = &c->obs[c->base[pos]];
 		double g = c->g[pos];
 
-		base += c->obs[c->base[pos]].w * g * g;
+		base += b->w * b->u * b->u * g * g;
 		c->g[pos] = 0;
 		c->used[pos] = false;
 	}

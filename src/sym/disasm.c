@@ -11,7 +11,8 @@
  * libcapstone is loaded on the first disassembly, not at startup: its
  * relocation tables and the tables they patch put about 3 MB into the
  * supervisor's resident set at load, and only the TUI's code view needs
- * it.  The soname follows the API major version (libcapstone.so.4 for 4.x).
+ * it (and relocate.c, when a probe is patched in).  The soname follows
+ * the API major version (libcapstone.so.4 for 4.x).
  */
 #define CAPSTONE_STR_(x)	#x
 #define CAPSTONE_STR(x)		CAPSTONE_STR_(x)
@@ -21,6 +22,7 @@ static struct {
 	int state;			/* 0 not tried, 1 loaded, -1 failed */
 	char why[256];
 	__typeof__(cs_open) *open;
+	__typeof__(cs_option) *option;
 	__typeof__(cs_malloc) *malloc;
 	__typeof__(cs_disasm_iter) *disasm_iter;
 	__typeof__(cs_free) *free;
@@ -45,12 +47,13 @@ capstone_load(const char **why)
 	}
 	/* POSIX: a function pointer converts from dlsym's void * so. */
 	*(void **) &capstone.open = dlsym(h, "cs_open");
+	*(void **) &capstone.option = dlsym(h, "cs_option");
 	*(void **) &capstone.malloc = dlsym(h, "cs_malloc");
 	*(void **) &capstone.disasm_iter = dlsym(h, "cs_disasm_iter");
 	*(void **) &capstone.free = dlsym(h, "cs_free");
 	*(void **) &capstone.close = dlsym(h, "cs_close");
-	if (!capstone.open || !capstone.malloc || !capstone.disasm_iter ||
-	    !capstone.free || !capstone.close) {
+	if (!capstone.open || !capstone.option || !capstone.malloc ||
+	    !capstone.disasm_iter || !capstone.free || !capstone.close) {
 		snprintf(capstone.why, sizeof(capstone.why), "capstone: %s lacks the 4.x API",
 			 CAPSTONE_SONAME);
 		dlclose(h);
@@ -113,4 +116,50 @@ disasm_code(const unsigned char *code, size_t len, uint64_t addr, size_t max,
 	capstone.free(insn, 1);
 	capstone.close(&cs);
 	return k;
+}
+
+struct disasm_detail {
+	csh cs;
+	cs_insn *insn;
+};
+
+struct disasm_detail *
+disasm_detail_open(const char **why)
+{
+	struct disasm_detail *d;
+
+	if (!capstone_load(why))
+		return NULL;
+	d = xcalloc(1, sizeof(*d));
+	if (!open_host(&d->cs)) {
+		free(d);
+		*why = "no disassembler for this machine";
+		return NULL;
+	}
+	if (capstone.option(d->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+	    !(d->insn = capstone.malloc(d->cs))) {
+		capstone.close(&d->cs);
+		free(d);
+		*why = "capstone: cannot decode with details";
+		return NULL;
+	}
+	return d;
+}
+
+const struct cs_insn *
+disasm_detail_next(struct disasm_detail *d, const uint8_t **code, size_t *len, uint64_t *addr)
+{
+	if (!*len || !capstone.disasm_iter(d->cs, code, len, addr, d->insn))
+		return NULL;
+	return d->insn;
+}
+
+void
+disasm_detail_close(struct disasm_detail *d)
+{
+	if (!d)
+		return;
+	capstone.free(d->insn, 1);
+	capstone.close(&d->cs);
+	free(d);
 }

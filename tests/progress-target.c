@@ -32,18 +32,32 @@ void __attribute__((noinline)) unit_done(void) { __asm__ volatile("" ::: "memory
 void __attribute__((noinline)) txn_begin(void) { __asm__ volatile("" ::: "memory"); }
 void __attribute__((noinline)) txn_end(void) { __asm__ volatile("" ::: "memory"); }
 
+/*
+ * Functions with a body, where a jump can be patched in (the three above
+ * are a bare ret, too short for one): --probe-mode=patch's locations.
+ */
+long unit_mix(long i);
+long txn_enter(long i);
+long txn_leave(long i);
+long __attribute__((noinline)) unit_mix(long i) { return (i * 2654435761L) ^ (i >> 7); }
+long __attribute__((noinline)) txn_enter(long i) { return (i * 40503L) ^ (i >> 3); }
+long __attribute__((noinline)) txn_leave(long i) { return (i * 69069L) ^ (i >> 5); }
+
 static void *
 worker(void *arg)
 {
 	for (long i = 0; i < k; i++) {
 		CAUSALTOP_BEGIN("txn");
 		txn_begin();
+		sink += txn_enter(i);
 		for (int j = 0; j < 200; j++)
 			sink += j;
+		sink += txn_leave(i);
 		txn_end();
 		CAUSALTOP_END("txn");
 		CAUSALTOP_PROGRESS_NAMED("unit");
 		unit_done();
+		sink += unit_mix(i);
 		CAUSALTOP_PROGRESS;	/* FILE-LINE-POINT */
 	}
 	return NULL;

@@ -37,6 +37,7 @@
 #include "profile/causal_out.h"
 #include "profile/report.h"
 #include "profile/save.h"
+#include "ptrace/patch.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
 #include "ptrace/waitsite.h"
@@ -255,6 +256,7 @@ make_probes(struct session *s)
 	if (!o->n_progress && !o->n_latency)
 		return;
 	s->probes = probe_set_new((enum probe_mode) o->probe_mode);
+	probe_set_patcher(s->probes, &patch_probe_ops, s);
 	for (size_t i = 0; i < o->n_progress; i++)
 		bad |= probe_add(s->probes, o->progress[i], PROBE_THROUGHPUT, NULL) < 0;
 	for (size_t i = 0; i < o->n_latency; i++) {

@@ -49,7 +49,8 @@ static const char usage_text[] =
 "FILE:LINE or DSO:0xADDR):\n"
 "      --progress=SPEC       count executions of SPEC (repeatable)\n"
 "      --latency=BEGIN,END   a transaction begins at BEGIN, ends at END (repeatable)\n"
-"      --probe-mode=MODE     breakpoint, uprobe or auto (default auto: hardware\n"
+"      --probe-mode=MODE     patch, breakpoint, uprobe or auto (default auto: a\n"
+"                            counter patched into the code, else hardware\n"
 "                            breakpoints, uprobes when out of debug registers)\n"
 "\n"
 "Causal experiments:\n"
@@ -306,7 +307,7 @@ options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_PROBE_MODE:
 			if ((o->probe_mode = probe_mode_from_name(optarg)) < 0)
-				usage_error("invalid --probe-mode '%s' (auto, breakpoint or uprobe)",
+				usage_error("invalid --probe-mode '%s' (auto, patch, breakpoint or uprobe)",
 					    optarg);
 			break;
 		case OPT_FIXED_LINE:

@@ -38,6 +38,7 @@ static const char *const probe_mode_names[] = {
 	[PROBE_AUTO] = "auto",
 	[PROBE_BREAKPOINT] = "breakpoint",
 	[PROBE_UPROBE] = "uprobe",
+	[PROBE_PATCH] = "patch",
 };
 
 struct probe {
@@ -48,8 +49,10 @@ struct probe {
 	struct probe_addr at;	/* where it resolved, in this image */
 
 	bool want_uprobe;	/* a thread had no debug register left */
-	bool used_bp, used_uprobe;
-	uint64_t gone;		/* counts of closed counters */
+	bool used_bp, used_uprobe, used_patch;
+	int slot;		/* patched in this image (patch ops' slot), or -1 */
+	uint64_t patch_last;	/* its count at the last read */
+	uint64_t gone;		/* counts of closed counters, and of images gone */
 };
 
 struct probe_thread {
@@ -68,6 +71,9 @@ struct probe_set {
 	struct probe_thread *threads;	/* every handle not closed */
 	int uprobe_type;	/* -1: not read yet, -2: none */
 	bool bp_unsupported;	/* the kernel refused breakpoints as such */
+	const struct probe_patch_ops *patch;	/* NULL: no patching */
+	void *patch_ctx;
+	pid_t pid;		/* the process it was last resolved in */
 };
 
 int
@@ -383,6 +389,74 @@ probe_forget(struct probe *p)
 	probe_addr_clear(&p->at);
 	p->want_uprobe = false;
 	p->state = PROBE_PENDING;
+	/* Its hits in the image gone stay counted. */
+	p->gone += p->patch_last;
+	p->patch_last = 0;
+	p->slot = -1;
+}
+
+void
+probe_set_patcher(struct probe_set *ps, const struct probe_patch_ops *ops, void *ctx)
+{
+	ps->patch = ops;
+	ps->patch_ctx = ctx;
+}
+
+/* The patched-in count of p, kept as it was when it cannot be read. */
+static uint64_t
+probe_patch_read(struct probe_set *ps, struct probe *p)
+{
+	uint64_t v;
+
+	if (p->slot < 0)
+		return 0;
+	v = ps->patch->count(ps->patch_ctx, ps->pid, p->slot);
+	if (v > p->patch_last)
+		p->patch_last = v;
+	return p->patch_last;
+}
+
+void
+probe_patch_sync(struct probe_set *ps)
+{
+	for (size_t i = 0; i < ps->nprobes; i++)
+		probe_patch_read(ps, &ps->probes[i]);
+}
+
+/*
+ * Count p inside the target if the mode allows it: true when patched in.
+ * Refused in auto mode, it is counted by threads, with a note; in patch
+ * mode that is an error (printed: *printed).
+ */
+static bool
+probe_try_patch(struct probe_set *ps, struct probe *p, bool *printed)
+{
+	const char *why = "no patcher";
+	int slot = -1;
+
+	if (ps->mode != PROBE_AUTO && ps->mode != PROBE_PATCH)
+		return false;
+	if (!ps->patch && ps->mode == PROBE_AUTO)
+		return false;
+	if (p->at.bp_only)
+		why = "not known to start an instruction";
+	else if (ps->patch)
+		slot = ps->patch->patch(ps->patch_ctx, ps->pid, &p->at, &why);
+	if (slot >= 0) {
+		p->slot = slot;
+		p->used_patch = true;
+		return true;
+	}
+	if (ps->mode == PROBE_PATCH) {
+		error_msg("progress point '%s' at %s cannot be patched in: %s", p->name,
+			  p->at.where, why);
+		p->state = PROBE_FAILED;
+		*printed = true;
+		return true;
+	}
+	error_msg("progress point '%s' at %s: counted with traps, not patched in: %s",
+		  p->name, p->at.where, why);
+	return false;
 }
 
 void
@@ -407,7 +481,7 @@ int
 probe_add(struct probe_set *ps, const char *spec, enum probe_kind kind,
 	  const char *name)
 {
-	struct probe p = { .kind = kind, .state = PROBE_PENDING };
+	struct probe p = { .kind = kind, .state = PROBE_PENDING, .slot = -1 };
 
 	if (probe_spec_parse(&p.spec, spec))
 		return -1;
@@ -423,6 +497,8 @@ struct probe_set *
 probe_set_clone(const struct probe_set *ps)
 {
 	struct probe_set *c = probe_set_new(ps->mode);
+
+	probe_set_patcher(c, ps->patch, ps->patch_ctx);
 
 	for (size_t i = 0; i < ps->nprobes; i++) {
 		const struct probe *p = &ps->probes[i];
@@ -480,9 +556,13 @@ probe_resolve(struct probe_set *ps, pid_t pid, struct sym_proc *sp, unsigned fla
 		/* A new image: the old addresses mean nothing in it. */
 		for (struct probe_thread *t = ps->threads; t; t = t->next)
 			probe_thread_retire(ps, t);
+		/* The old counters went with it: their last reads stay. */
 		for (size_t i = 0; i < ps->nprobes; i++)
 			probe_forget(&ps->probes[i]);
+		if (ps->patch)
+			ps->patch->forget(ps->patch_ctx, ps->pid);
 	}
+	ps->pid = pid;
 	for (size_t i = 0; i < ps->nprobes; i++)
 		todo |= ps->probes[i].state == PROBE_PENDING;
 	if (todo && !(img = probe_image_open(sp, pid)))
@@ -496,13 +576,23 @@ probe_resolve(struct probe_set *ps, pid_t pid, struct sym_proc *sp, unsigned fla
 					      (flags & PROBE_RESOLVE_STARTED) ?
 					      p->spec.dso && !probe_addr_dso_mapped(p->spec.dso, img) :
 					      quiet, &printed, &p->at);
-		if (p->state == PROBE_RESOLVED && probe_open_on_live(ps, i))
+		if (p->state == PROBE_RESOLVED && !probe_try_patch(ps, p, &printed) &&
+		    probe_open_on_live(ps, i))
 			printed = true;
 	}
 	probe_image_close(img);
 	for (size_t i = 0; i < ps->nprobes; i++)
 		all &= ps->probes[i].state == PROBE_RESOLVED;
 	return printed ? -1 : !all;
+}
+
+bool
+probe_pending(const struct probe_set *ps)
+{
+	for (size_t i = 0; i < ps->nprobes; i++)
+		if (ps->probes[i].state == PROBE_PENDING)
+			return true;
+	return false;
 }
 
 bool
@@ -521,7 +611,7 @@ probe_thread_open(struct probe_set *ps, pid_t tid, struct probe_thread **thread)
 	for (size_t i = 0; i < ps->nprobes; i++) {
 		int err;
 
-		if (ps->probes[i].state != PROBE_RESOLVED)
+		if (ps->probes[i].state != PROBE_RESOLVED || ps->probes[i].slot >= 0)
 			continue;
 		err = probe_open_counter(ps, &ps->probes[i], tid, &t->fds[i],
 					 &t->bp_addr[i]);
@@ -566,7 +656,7 @@ probe_thread_close(struct probe_set *ps, struct probe_thread *t)
 uint64_t
 probe_count(struct probe_set *ps, unsigned i)
 {
-	uint64_t n = ps->probes[i].gone;
+	uint64_t n = ps->probes[i].gone + probe_patch_read(ps, &ps->probes[i]);
 
 	/* Retired handles have no counters open: -1 everywhere. */
 	for (const struct probe_thread *t = ps->threads; t; t = t->next) {
@@ -599,6 +689,8 @@ probe_mechanism(const struct probe_set *ps, unsigned i)
 {
 	const struct probe *p = &ps->probes[i];
 
+	if (p->slot >= 0 || (p->used_patch && !p->used_bp && !p->used_uprobe))
+		return "patch";
 	if (p->used_bp && p->used_uprobe)
 		return "breakpoint+uprobe";
 	if (p->used_bp)

@@ -77,9 +77,10 @@
 # include <sys/types.h>
 
 enum probe_mode {
-	PROBE_AUTO,		/* breakpoints, then uprobes when out of them */
+	PROBE_AUTO,		/* patched in, else breakpoints, then uprobes */
 	PROBE_BREAKPOINT,	/* breakpoints only: fail when out of them */
 	PROBE_UPROBE,		/* uprobes only */
+	PROBE_PATCH,		/* patched in only: fail where it cannot be */
 };
 
 enum probe_kind { PROBE_THROUGHPUT, PROBE_BEGIN, PROBE_END };
@@ -98,11 +99,28 @@ enum probe_resolve_flags {
 	PROBE_RESOLVE_STARTED = 4,
 };
 
+struct probe_addr;
 struct probe_set;
 struct probe_thread;
 struct sym_proc;
 
-/* "auto", "breakpoint" or "uprobe" (--probe-mode); -1 for anything else. */
+/*
+ * Counting inside the target by code patching (ptrace/patch.h), which
+ * this layer does not call by name: the supervisor installs it in each
+ * set (probe_set_patcher) with its context.  A point it refuses (why:
+ * the code cannot be moved safely, threads run) falls back to
+ * breakpoints and uprobes in auto mode; with --probe-mode=patch it fails.
+ */
+struct probe_patch_ops {
+	/* Count at `at` in process pid from inside it: a slot >= 0, or -1 and *why. */
+	int (*patch)(void *ctx, pid_t pid, const struct probe_addr *at, const char **why);
+	/* Hits at slot in pid so far (the last read, once it cannot be read). */
+	uint64_t (*count)(void *ctx, pid_t pid, int slot);
+	/* pid has a new image (exec): its slots are gone. */
+	void (*forget)(void *ctx, pid_t pid);
+};
+
+/* "auto", "breakpoint", "uprobe" or "patch" (--probe-mode); -1 for anything else. */
 int probe_mode_from_name(const char *name);
 
 struct probe_set *probe_set_new(enum probe_mode mode);
@@ -113,6 +131,10 @@ struct probe_set *probe_set_new(enum probe_mode mode);
 struct probe_set *probe_set_clone(const struct probe_set *ps);
 /* Closes whatever is still open and frees every handle not closed. */
 void probe_set_free(struct probe_set *ps);
+/* Count inside the target where it can be (clones inherit it). */
+void probe_set_patcher(struct probe_set *ps, const struct probe_patch_ops *ops, void *ctx);
+/* Read the patched-in counters now: the process is about to be gone. */
+void probe_patch_sync(struct probe_set *ps);
 
 /*
  * Register a location.  name labels it in reports (NULL: the spec).
@@ -140,6 +162,8 @@ int probe_add(struct probe_set *ps, const char *spec, enum probe_kind kind,
  */
 int probe_resolve(struct probe_set *ps, pid_t pid, struct sym_proc *sp, unsigned flags);
 bool probe_resolved(const struct probe_set *ps, unsigned i);
+/* Is a probe still to be found in this image? */
+bool probe_pending(const struct probe_set *ps);
 
 /*
  * Open the counters of every resolved probe on thread tid; *thread is
@@ -173,9 +197,10 @@ unsigned probe_nprobes(const struct probe_set *ps);
 const char *probe_name(const struct probe_set *ps, unsigned i);
 enum probe_kind probe_kind_of(const struct probe_set *ps, unsigned i);
 /*
- * "breakpoint", "uprobe", or "breakpoint+uprobe" when threads differ (a
- * debugger took a debug register on some); before any counter was
- * opened, what will be tried first.
+ * "patch" (counted inside the target), "breakpoint", "uprobe", or
+ * "breakpoint+uprobe" when threads differ (a debugger took a debug
+ * register on some); before any counter was opened, what will be tried
+ * first.
  */
 const char *probe_mechanism(const struct probe_set *ps, unsigned i);
 /* Where it resolved, as "module:0xADDR (function, file:line)", or NULL. */

@@ -23,6 +23,7 @@
 #include "base/xmalloc.h"
 #include "perf/probe.h"
 #include "perf/progress.h"
+#include "ptrace/patch.h"
 #include "ptrace/sancheck.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
@@ -447,7 +448,12 @@ attach_probes(struct session *s)
 		nprocs++;
 	}
 	for (struct ctproc *p = proc_first(); p; p = p->next) {
+		/* Stopped, to patch the counters in (else they count by traps). */
+		bool frozen = patch_freeze(s, p);
+
 		rc = probe_resolve(p->probes, p->tgid, p->sym, nprocs > 1 ? PROBE_RESOLVE_QUIET : 0);
+		if (frozen)
+			patch_thaw(s, p);
 		if (rc < 0 || (rc > 0 && nprocs == 1))
 			error_msg_and_die(CT_EXIT_SPEC,
 					  "cannot count the --progress/--latency locations");

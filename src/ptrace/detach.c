@@ -15,6 +15,7 @@
 #include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
+#include "ptrace/patch.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
 #include "ptrace/tracelog.h"
@@ -60,6 +61,8 @@ trace_detach_all(struct session *s)
 
 	if (s->detaching)
 		return;
+	/* The program's code as it was, while we can still stop it. */
+	patch_unpatch_all(s);
 	s->detaching = true;
 	for (t = tcb_first(); t; t = next) {
 		next = t->next;

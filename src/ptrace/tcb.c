@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/xmalloc.h"
+#include "ptrace/patch.h"
 #include "ptrace/tcb.h"
 
 /* Power of two; chains stay short for the 10,000-thread test. */
@@ -143,6 +144,7 @@ proc_free(struct ctproc *p)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = p->next;
+	patch_proc_free(p);
 	free(p);
 }
 

@@ -14,6 +14,7 @@
 # include "calc/delay.h"
 
 struct ct_func;
+struct patch_proc;
 struct probe_set;
 struct probe_thread;
 struct progress_page;
@@ -34,6 +35,8 @@ struct ctproc {
 					   look for pending probes */
 	void *unw_as;			/* libunwind's address space (waitsite.c) */
 	struct progress_page *page;	/* its progress page, once found */
+	struct patch_proc *patch;	/* in-target counters (patch.h), or NULL */
+	bool frozen;			/* patch_freeze: its stops are held */
 	uint64_t page_scan_ns;		/* when to look for it next */
 	struct ctproc *next;
 };

@@ -29,6 +29,7 @@
 #include "perf/probe.h"
 #include "perf/progress.h"
 #include "perf/sampler.h"
+#include "ptrace/patch.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
 #include "ptrace/trace_event.h"
@@ -324,16 +325,24 @@ probe_image(struct session *s, struct tcb *t)
 		s->entry_bp.addr = 0;
 }
 
+/*
+ * Libraries mapped (dlopen): the pending specs are looked for again,
+ * with the process frozen so that those found can be patched in.
+ */
 void
 trace_probe_more(struct session *s)
 {
 	for (struct ctproc *p = proc_first(); p; p = p->next) {
+		bool frozen;
+
 		if (!p->probes || !p->probes_mapped)
 			continue;
 		p->probes_mapped = false;
+		frozen = probe_pending(p->probes) && patch_freeze(s, p);
 		probe_resolve(p->probes, p->tgid, p->sym, PROBE_RESOLVE_MORE | PROBE_RESOLVE_QUIET);
+		if (frozen)
+			patch_thaw(s, p);
 	}
-	(void) s;
 }
 
 struct tcb *
@@ -427,6 +436,7 @@ fork_probes(struct session *s, struct tcb *parent, struct ctproc *p)
 	if (!parent->proc->probes || p->probes || p == parent->proc || !s->opts.follow_forks)
 		return;
 	trace_probe_proc(s, p);
+	patch_fork(parent->proc, p);
 	probe_resolve(p->probes, p->tgid, p->sym, PROBE_RESOLVE_QUIET);
 }
 
@@ -660,8 +670,11 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		t->flags |= TCB_EXITING;
 		s->trace_sys->drain(s, t->ring, DRAIN_EXIT);
 		probe_close(s, t);
-		if (t->tid == t->proc->tgid || t->proc->nthreads == 1)
+		if (t->tid == t->proc->tgid || t->proc->nthreads == 1) {
 			trace_progress_poll(s, t->proc, 0);
+			if (t->proc->probes)
+				probe_patch_sync(t->proc->probes);
+		}
 		sig = 0;
 		if (s->trace_ops && !(t->flags & TCB_DETACH_NEXT) &&
 		    s->trace_ops->exit_stop(s->trace_ctx, t, s->trace_sys->now()))
@@ -679,6 +692,9 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 			detach_now(s, t, 0);
 			return;
 		}
+		/* Held in ptrace-stop while its code is patched. */
+		if (t->proc->frozen)
+			return;
 		restart(s, t, PTRACE_LISTEN, 0);
 		return;
 	case TE_STARTUP_STOP:
@@ -715,7 +731,25 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		detach_now(s, t, sig);
 		return;
 	}
+	if (t->proc->frozen) {
+		t->stop_sig = sig;
+		return;
+	}
 	restart(s, t, PTRACE_CONT, sig);
+}
+
+void
+trace_restart_held(struct session *s, struct tcb *t)
+{
+	int sig = t->stop_sig;
+
+	t->stop_sig = 0;
+	if (t->flags & TCB_DETACH_NEXT)
+		detach_now(s, t, sig);
+	else if (t->flags & TCB_GROUP_STOP)
+		restart(s, t, PTRACE_LISTEN, 0);
+	else
+		restart(s, t, PTRACE_CONT, sig);
 }
 
 static void

@@ -61,6 +61,13 @@ void trace_launch(struct session *);
 /* PTRACE_SEIZE every thread of opts.pid; dies (with a diagnosis) on error. */
 void trace_attach(struct session *);
 
+/*
+ * Restart t, held in its ptrace-stop while its process was frozen
+ * (patch.h), as its stop asked: the signal it stopped with passed on
+ * (t->stop_sig), PTRACE_LISTEN in group-stop, detached if it was due.
+ */
+void trace_restart_held(struct session *, struct tcb *t);
+
 /* Reap and handle every pending wait status (on SIGCHLD). */
 void trace_reap(struct session *);
 /* Handle one wait status of tid. */

@@ -765,6 +765,22 @@ probe_uprobe_path(pid_t pid, const struct probe_map *map)
 }
 
 
+/* The function around the place, from its ELF symbol, for patching. */
+static void
+probe_func_bounds(const struct probe_place *pl, struct probe_addr *at)
+{
+	uint64_t abs = pl->vaddr + probe_elf_bias(pl->m->mod);
+	GElf_Off off = 0;
+	GElf_Sym sym;
+
+	if (dwfl_module_addrinfo(pl->m->mod, abs, &off, &sym, NULL, NULL, NULL) &&
+	    GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size && off < sym.st_size) {
+		at->func_addr = at->addr - off;
+		at->func_size = sym.st_size;
+		at->entry = !off;
+	}
+}
+
 static int
 probe_place_at(const struct probe_spec *p, const struct probe_image *img,
 	       const struct probe_place *pl, enum probe_addr_use use,
@@ -810,6 +826,7 @@ probe_place_at(const struct probe_spec *p, const struct probe_image *img,
 		return -1;
 	}
 	at->addr = map->start + (offset - map->offset);
+	probe_func_bounds(pl, at);
 	at->uoffset = offset;
 	at->upath = probe_uprobe_path(img->pid, map);
 	at->where = probe_describe(img, pl->m, pl->vaddr);

@@ -64,6 +64,9 @@ struct probe_addr {
 	 */
 	bool bp_only;
 	char *where;		/* "module:0xADDR (function, file:line)" */
+	/* Its function, in the target, for patching it in (size 0: unknown). */
+	uint64_t func_addr, func_size;
+	bool entry;		/* addr is the function's entry */
 };
 /* Free and zero. */
 void probe_addr_clear(struct probe_addr *);

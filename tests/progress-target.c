@@ -8,6 +8,7 @@
  * "ready PID" and "done PID"; SIGTERM to the master ends them all.
  * With "late": sleep 50 ms first, so that the page appears after the
  * supervisor's first look for it, and the run ends before its next.
+ * With "exec": a round, 100 ms asleep, then exec itself for another.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -149,6 +150,14 @@ main(int argc, char **argv)
 		if (w < 1 || w > 16)
 			fail_exit(99, "1 to 16 workers");
 		return workers(n, w);
+	}
+	if (argc > 3 && !strcmp(argv[3], "exec")) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		round_of(n);
+		nanosleep(&ts, NULL);
+		execl("/proc/self/exe", argv[0], argv[1], argv[2], (char *) NULL);
+		fail_exit(99, "exec");
 	}
 	if (argc < 4 || strcmp(argv[3], "burst")) {
 		round_of(n);

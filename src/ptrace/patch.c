@@ -387,6 +387,7 @@ patch_probe(void *ctx, pid_t pid, const struct probe_addr *at, const char **why)
 	struct reloc_pad pad;
 	struct patch_site site = { .addr = at->addr };
 	uint8_t *func;
+	unsigned flags;
 	int i;
 
 	(void) s;
@@ -416,6 +417,14 @@ patch_probe(void *ctx, pid_t pid, const struct probe_addr *at, const char **why)
 		*why = "cannot read its code";
 		return -1;
 	}
+	flags = (at->entry ? RELOC_ENTRY : 0) | (patch_shstk(p->tgid) ? RELOC_SHSTK : 0);
+	/* The code first, with a pad as if next to it: no region for nothing. */
+	if (reloc_build(func, at->func_size, at->func_addr, at->addr, flags,
+			(at->addr & ~(uint64_t) (PATCH_PAGE - 1)) + 2 * PATCH_PAGE,
+			(at->addr & ~(uint64_t) (PATCH_PAGE - 1)) + 3 * PATCH_PAGE, &pad, why)) {
+		free(func);
+		return -1;
+	}
 	r = patch_region_near(p, at->addr, why);
 	if (!r) {
 		free(func);
@@ -423,8 +432,7 @@ patch_probe(void *ctx, pid_t pid, const struct probe_addr *at, const char **why)
 	}
 	/* A region's counters follow its pads one to one. */
 	site.counter = r->code + PATCH_PAGE + (uint64_t) r->npads * PATCH_COUNTER_SLOT;
-	if (reloc_build(func, at->func_size, at->func_addr, at->addr,
-			(at->entry ? RELOC_ENTRY : 0) | (patch_shstk(p->tgid) ? RELOC_SHSTK : 0),
+	if (reloc_build(func, at->func_size, at->func_addr, at->addr, flags,
 			r->code + (uint64_t) r->npads * PATCH_PAD_SLOT, site.counter, &pad, why)) {
 		free(func);
 		return -1;

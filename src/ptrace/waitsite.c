@@ -462,7 +462,7 @@ wait_sites_sorted(struct wait_sites *w, size_t *n)
 	*n = w ? w->n : 0;
 	if (!w)
 		return NULL;
-	if (!w->sorted) {
+	if (!w->sorted && w->n) {
 		/* Sites are stable: tcbs point at them. */
 		qsort(w->sites, w->n, sizeof(*w->sites), by_count);
 		w->sorted = true;

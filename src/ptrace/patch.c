@@ -400,7 +400,7 @@ patch_probe(void *ctx, pid_t pid, const struct probe_addr *at, const char **why)
 	if ((i = patch_site_find(pp, at->addr)) >= 0)
 		return i;
 	if (!at->func_size) {
-		*why = "its function's bounds are unknown (no symbol)";
+		*why = "its function's bounds are unknown (no symbol, no call frame entry)";
 		return -1;
 	}
 	if (at->func_size > PATCH_FUNC_MAX) {

@@ -674,11 +674,35 @@ probe_resolve_line(const struct probe_spec *p, const struct probe_image *img,
 
 /* --- DSO:0xADDR --------------------------------------------------------- */
 
+/*
+ * The call frame entry around abs (a module address): where a function
+ * starts and ends when no symbol says it (strip --strip-all keeps
+ * .eh_frame: the symbolizer names such functions by it too).
+ */
+static bool
+probe_fde_bounds(Dwfl_Module *mod, uint64_t abs, uint64_t *start, uint64_t *end)
+{
+	Dwarf_Addr bias, s, e;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	Dwarf_Frame *frame;
+	bool ok;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, abs - bias, &frame))
+		return false;
+	ok = dwarf_frame_info(frame, &s, &e, NULL) >= 0 && e > s;
+	free(frame);
+	if (ok) {
+		*start = s + bias;
+		*end = e + bias;
+	}
+	return ok;
+}
+
 /* A function's entry or a line's start: an instruction boundary. */
 static bool
 probe_known_boundary(const struct probe_module *m, uint64_t vaddr)
 {
-	uint64_t abs = vaddr + probe_elf_bias(m->mod);
+	uint64_t abs = vaddr + probe_elf_bias(m->mod), start, end;
 	GElf_Off off = 1;
 	uint64_t row = 0;
 	GElf_Sym sym;
@@ -687,7 +711,9 @@ probe_known_boundary(const struct probe_module *m, uint64_t vaddr)
 	if (dwfl_module_addrinfo(m->mod, abs, &off, &sym, NULL, NULL, NULL) &&
 	    !off && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
 		return true;
-	return probe_getsrc(m->mod, abs, &line, &row) && row == abs;
+	if (probe_getsrc(m->mod, abs, &line, &row) && row == abs)
+		return true;
+	return probe_fde_bounds(m->mod, abs, &start, &end) && start == abs;
 }
 
 static enum probe_state
@@ -765,11 +791,16 @@ probe_uprobe_path(pid_t pid, const struct probe_map *map)
 }
 
 
-/* The function around the place, from its ELF symbol, for patching. */
+/*
+ * The function around the place, for patching: from its ELF symbol, or
+ * from its call frame entry (a stripped program's internal function).
+ * An FDE may start a .cold part, entered by a jump with the flags live:
+ * never taken for an entry.
+ */
 static void
 probe_func_bounds(const struct probe_place *pl, struct probe_addr *at)
 {
-	uint64_t abs = pl->vaddr + probe_elf_bias(pl->m->mod);
+	uint64_t abs = pl->vaddr + probe_elf_bias(pl->m->mod), start, end;
 	GElf_Off off = 0;
 	GElf_Sym sym;
 
@@ -778,6 +809,10 @@ probe_func_bounds(const struct probe_place *pl, struct probe_addr *at)
 		at->func_addr = at->addr - off;
 		at->func_size = sym.st_size;
 		at->entry = !off;
+	} else if (probe_fde_bounds(pl->m->mod, abs, &start, &end)) {
+		at->func_addr = at->addr - (abs - start);
+		at->func_size = end - start;
+		at->entry = false;
 	}
 }
 

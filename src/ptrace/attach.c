@@ -370,10 +370,18 @@ attach_process(struct session *s, pid_t pid)
 					continue;	/* exited meanwhile */
 				/*
 				 * A leader gone with pthread_exit() stays a zombie
-				 * while its threads run: nothing to trace there.
+				 * while its threads run, and a thread that exits as
+				 * it is listed is refused too (its exit_state is
+				 * set) before it vanishes: nothing to trace there.
+				 * attach-threads' churning target drew such an EPERM
+				 * once in a local CI run.
 				 */
-				if (err == EPERM && procfs_state(tids[i]) == 'Z')
-					continue;
+				if (err == EPERM) {
+					char st = procfs_state(tids[i]);
+
+					if (st == 'Z' || st == 'X' || !st)
+						continue;
+				}
 				/*
 				 * Created since we seized its creator: traced by
 				 * us already (PTRACE_O_TRACECLONE, or a fork with

@@ -10,8 +10,6 @@
 #include "config.h"
 #include <errno.h>
 #include <sys/ptrace.h>
-#include <sys/wait.h>
-#include <time.h>
 #include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
@@ -31,26 +29,22 @@ static void
 wait_detached(struct session *s)
 {
 	uint64_t deadline = clock_now_ns() + DETACH_PATIENCE_NS;
-	const struct timespec ms = { 0, 1000000 };
 
 	while (tcb_count()) {
-		int status;
-		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		int step = trace_wait_step(s);
 
-		if (tid > 0) {
-			trace_handle_status(s, tid, status);
+		if (step > 0) {
 			deadline = clock_now_ns() + DETACH_PATIENCE_NS;
 			continue;
 		}
-		if ((tid < 0 && errno != EINTR) || clock_now_ns() > deadline) {
-			if (tid == 0)
+		if (step < 0 || clock_now_ns() > deadline) {
+			if (step == 0)
 				error_msg("warning: %u threads did not stop to be detached; "
 					  "the kernel detaches them as causaltop exits", tcb_count());
 			while (tcb_first())
 				trace_drop_thread(s, tcb_first());
 			break;
 		}
-		nanosleep(&ms, NULL);
 	}
 }
 

@@ -11,8 +11,6 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "app/session.h"
 #include "base/clock.h"
@@ -135,7 +133,6 @@ patch_freeze(struct session *s, struct ctproc *p)
 {
 	struct patch_proc *pp = patch_of(p);
 	uint64_t deadline = clock_now_ns() + PATCH_FREEZE_NS;
-	const struct timespec ms = { 0, 1000000 };
 
 	p->frozen = true;
 	pp->nheld = 0;
@@ -154,19 +151,13 @@ patch_freeze(struct session *s, struct ctproc *p)
 	}
 	/* trace.c holds the threads of a frozen process at their stops. */
 	while (!patch_all_stopped(p)) {
-		int status;
-		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		int step = trace_wait_step(s);
 
-		if (tid > 0) {
-			trace_handle_status(s, tid, status);
-			continue;
-		}
-		if ((tid < 0 && errno != EINTR) || clock_now_ns() > deadline) {
+		if (step < 0 || (!step && clock_now_ns() > deadline)) {
 			debug_msg("patch: %d: threads would not stop", (int) p->tgid);
 			patch_thaw(s, p);
 			return false;
 		}
-		nanosleep(&ms, NULL);
 	}
 	return true;
 }

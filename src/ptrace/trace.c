@@ -18,6 +18,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include "app/session.h"
@@ -792,6 +793,23 @@ trace_reap(struct session *s)
 
 	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
 		trace_handle_status(s, tid, status);
+}
+
+int
+trace_wait_step(struct session *s)
+{
+	const struct timespec ms = { 0, 1000000 };
+	int status;
+	pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+
+	if (tid > 0) {
+		trace_handle_status(s, tid, status);
+		return 1;
+	}
+	if (tid < 0 && errno != EINTR)
+		return -1;
+	nanosleep(&ms, NULL);
+	return 0;
 }
 
 /* The kernel's side (trace_sys_ops). */

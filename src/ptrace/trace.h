@@ -70,6 +70,12 @@ void trace_restart_held(struct session *, struct tcb *t);
 
 /* Reap and handle every pending wait status (on SIGCHLD). */
 void trace_reap(struct session *);
+/*
+ * Outside the event loop, waiting for stops: handle one pending wait
+ * status (1), or sleep 1 ms when none is pending (0); -1 when there is
+ * no child left to wait for.
+ */
+int trace_wait_step(struct session *);
 /* Handle one wait status of tid. */
 void trace_handle_status(struct session *, pid_t tid, int status);
 

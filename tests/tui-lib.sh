@@ -58,6 +58,9 @@ tui_keys() { tm send-keys -t ct "$@"; }
 # tui_row N: the Nth row of the list under the column header (1 first).
 tui_row() { awk -v n="$1" 'f && ++i == n { print; exit } /LOCATION|FUNCTION +MODULE/ { f = 1 }' screen; }
 
+# tui_rows: every row of the list under the column header.
+tui_rows() { awk 'f { print } /LOCATION|FUNCTION +MODULE/ { f = 1 }' screen; }
+
 # tui_exit_status SECONDS: wait for the command line to end; its status.
 tui_exit_status() {
 	_i=0

@@ -40,6 +40,8 @@
  *    and keeping one with more delay than time;
  *  - test_schedule: levels[] starting at 50; find_fixed() matching any
  *    suffix ("data.c" for "a.c:10");
+ *  - test_toward_answer: choose_target() without toward_answer() (the
+ *    upper bound alone), and toward_answer() taking the narrower;
  *  - test_steering: steer_drop() without exp_forgive_all, and without
  *    clearing the queued hits.
  */
@@ -49,6 +51,7 @@
 #include <unistd.h>
 #include "app/session.h"
 #include "base/evloop.h"
+#include "base/xmalloc.h"
 #include "calc/delay.h"
 #include "calc/stats.h"
 #include "engine/exp_engine.h"
@@ -1143,6 +1146,79 @@ test_schedule(void)
 	}
 }
 
+/* A 200 ms record at t ms, 0 ms delay, whose rate gives y (1 - m / m0). */
+static void
+add_rec(unsigned target, unsigned pct, uint64_t t, double y)
+{
+	struct exp_record r = {
+		.target = target, .pct = pct, .start_ns = t * MS, .wall_ns = 200 * MS,
+		.npoints = 1,
+	};
+
+	r.points = xcalloc(1, sizeof(*r.points));
+	r.points[0].delta = (uint64_t) (1000 / (1 - y) + 0.5);
+	stats_add(exp_stats(E), &r);
+}
+
+/*
+ * Toward the answer: data.c:10 (b) first, +0.6 with a narrow interval;
+ * a.c:10 its rival, +0.2 with 4 noisy experiments, an interval wider
+ * than b's that still reaches b's lower bound but stays below b's upper
+ * bound.  The upper bound alone would turn to b; the answer needs a's
+ * interval narrowed: most turns go to a (one in five is drawn by
+ * samples, 5 to 1 for b).  Windows of under 5 events keep the records
+ * as they are.
+ */
+static void
+test_toward_answer(void)
+{
+	static const double noise[] = { 0.15, -0.15, 0.1, -0.1 };
+	const struct stats_curve *cv;
+	size_t ncv, rival;
+	unsigned to_a = 0, turns = 0;
+	uint64_t t = 0;
+
+	setup((struct setup) { .pct = -1 });
+	thread(0);
+	for (unsigned i = 0; i < 16; i++) {
+		double s = i % 2 ? 1.0 : 0.5;
+
+		add_rec(line_b->id, 0, t, (i % 3 - 1) * 0.005);
+		t += 210;
+		add_rec(line_b->id, s * 100, t, 0.6 * s + (i % 4 < 2 ? 0.04 : -0.04));
+		t += 210;
+		if (i % 4 == 1) {
+			add_rec(line_a->id, s * 100, t, 0.35 * s + noise[i / 4]);
+			t += 210;
+		}
+	}
+	cv = stats_curves(exp_stats(E), 0, &ncv);
+	CHECK(ncv == 2 && cv[0].target == line_b->id &&
+	      stats_answer(exp_stats(E), 0, &rival) == STATS_UNDECIDED && rival == 1 &&
+	      cv[1].impact_hi < cv[0].impact_hi && cv[1].impact_hi > cv[0].impact_lo &&
+	      cv[1].impact_hi - cv[1].impact_lo > cv[0].impact_hi - cv[0].impact_lo,
+	      "the fixture: %zu curves, first %u [%.3f, %.3f], rival [%.3f, %.3f]", ncv,
+	      ncv ? cv[0].target : 0, ncv ? cv[0].impact_lo : 0, ncv ? cv[0].impact_hi : 0,
+	      ncv > 1 ? cv[1].impact_lo : 0, ncv > 1 ? cv[1].impact_hi : 0);
+	fake_now = 1000 * MS + t * MS;
+	for (unsigned i = 0; i < 30; i++) {
+		pt->count += 1;
+		tick(fake_now);
+		if (!strcmp(summary().state, "running") && summary().pct == 0) {
+			turns++;
+			to_a += summary().line == line_a;
+		}
+		pt->count += 2;
+		tick(fake_now + 20 * MS);
+		tick(fake_now + 1 * MS);
+		tick(fake_now + COOLOFF_NS);
+	}
+	CHECK(stats_records(exp_stats(E), &ncv) && ncv == 16 * 2 + 4,
+	      "the engine's windows were kept: %zu records", ncv);
+	CHECK(turns == 10 && to_a >= 6, "%u of %u turns to the rival", to_a, turns);
+	teardown();
+}
+
 /*
  * Steering drops the experiment under way (as the end of a session): no
  * record, debts forgiven, held threads restarted, queued hits forgotten;
@@ -1217,6 +1293,7 @@ main(void)
 	test_life_cycle();
 	test_records();
 	test_schedule();
+	test_toward_answer();
 	test_steering();
 	thread_stats_free_all();
 	if (!failures)

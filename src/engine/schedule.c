@@ -9,10 +9,13 @@
  * baselines are interleaved with the measurements they are compared to,
  * and every target has baselines of its own, as Coz's viewer wants.  A
  * target with fewer than EXPLORE_MIN experiments is served first, by
- * sample count; after that, mostly the target whose impact could still be
- * the largest (the upper end of its confidence interval), sometimes one
- * drawn in proportion to samples, so that no line is starved.  Levels
- * cycle through a fixed sequence weighted towards 10/25/50/100%.
+ * sample count; after that, mostly the first-ranked target or its
+ * closest rival, whichever interval is wider, until the first is ahead
+ * (toward_answer); once it is, the target whose impact could still be
+ * the largest (the upper end of its confidence interval); one turn in
+ * five a target drawn in proportion to samples, so that no line is
+ * starved.  Levels cycle through a fixed sequence weighted towards
+ * 10/25/50/100%.
  *
  * Length.  An experiment lasts until its progress points have seen about
  * TARGET_EVENTS events: the length doubles when the least frequent point
@@ -20,6 +23,7 @@
  */
 #include "config.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -285,6 +289,38 @@ candidates(struct exp_engine *e, struct cand *c)
 	return k;
 }
 
+/*
+ * Toward the answer, as LUCB does (Kalyanakrishnan et al., ICML 2012):
+ * while the first line is not yet ahead (stats_answer), turn to the first
+ * or its closest rival, whichever interval is the wider.  The answer
+ * waits for the first's lower bound to clear the rival's upper bound,
+ * and the wider interval is the one a turn narrows most; the upper bound
+ * alone kept turning to a first already well measured while a rival with
+ * a few experiments held the answer back.  False when the answer is in,
+ * or when neither is a candidate any more.
+ */
+static bool
+toward_answer(struct exp_engine *e, unsigned point, const struct cand *c, size_t n,
+	      size_t *pick)
+{
+	size_t ncv, rival;
+	const struct stats_curve *cv, *want;
+	double w0, w1;
+
+	if (stats_answer(e->stats, point, &rival) != STATS_UNDECIDED || !rival)
+		return false;
+	cv = stats_curves(e->stats, point, &ncv);
+	w0 = cv[0].impact_hi - cv[0].impact_lo;
+	w1 = cv[rival].impact_hi - cv[rival].impact_lo;
+	want = !isfinite(w0) || (isfinite(w1) && w0 >= w1) ? &cv[0] : &cv[rival];
+	for (size_t i = 0; i < n; i++)
+		if (c[i].target == want->target && c[i].is_func == want->is_func) {
+			*pick = i;
+			return true;
+		}
+	return false;
+}
+
 static bool
 choose_target(struct exp_engine *e, unsigned point, unsigned *target, bool *is_func)
 {
@@ -329,16 +365,17 @@ choose_target(struct exp_engine *e, unsigned point, unsigned *target, bool *is_f
 		*is_func = c[pick].is_func;
 		return true;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct stats_curve *cv = stats_curve_of(e->stats, point, c[i].target,
-							      c[i].is_func);
-		double ucb = cv ? cv->impact_hi : 1e300;
+	if (!toward_answer(e, point, c, n, &pick))
+		for (size_t i = 0; i < n; i++) {
+			const struct stats_curve *cv = stats_curve_of(e->stats, point,
+								      c[i].target, c[i].is_func);
+			double ucb = cv ? cv->impact_hi : 1e300;
 
-		if (ucb > best) {
-			best = ucb;
-			pick = i;
+			if (ucb > best) {
+				best = ucb;
+				pick = i;
+			}
 		}
-	}
 	*target = c[pick].target;
 	*is_func = c[pick].is_func;
 	return true;

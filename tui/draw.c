@@ -261,6 +261,9 @@ header(struct canvas *cv, const struct model *m, const struct view *v, int w)
 	/* Row 3: progress and what causaltop costs (which keeps its room). */
 	x = 1;
 	snprintf(c, sizeof(c), "delay %.1f%%, CPU %.1f%%", m->delay_pct, m->cpu_pct);
+	if (m->samples_in_trap)
+		snprintf(c + strlen(c), sizeof(c) - strlen(c), ", traps %.1f%%",
+			 100.0 * m->samples_in_trap / m->samples);
 	if (!pt) {
 		meter(cv, 3, &x, w, "Progress", "no progress point yet", R_WARN);
 	} else {

@@ -110,6 +110,7 @@ struct session {
 		uint64_t in_scope;	/* attributed to an in-scope frame */
 		uint64_t out_of_scope;	/* no in-scope frame in the chain */
 		uint64_t unwound;	/* chain repaired by DWARF unwinding */
+		uint64_t in_trap;	/* at a --progress trap: its cost */
 		uint64_t lost;		/* reported lost by the kernel */
 	} samples;
 	unsigned fds_at_start, fds_peak, fds_at_exit;

@@ -3,6 +3,7 @@
 #include "app/session.h"
 #include "engine/collect.h"
 #include "engine/experiment.h"
+#include "perf/probe.h"
 #include "ptrace/tcb.h"
 #include "sym/lines.h"
 #include "sym/pchist.h"
@@ -119,6 +120,17 @@ on_sample(void *ctx, void *owner, const struct ct_sample *smp)
 	t->stats->samples++;
 	if (!t->proc->sym) {
 		s->samples.out_of_scope++;
+		return;
+	}
+	/*
+	 * Where one of our --progress traps left the thread: time the trap
+	 * took (probe_thread_trap_at says why it lands there).  Not the
+	 * program's: the probes' cost.
+	 */
+	if (probe_thread_trap_at(t->probe, smp->ip)) {
+		s->samples.in_trap++;
+		if (s->exp)
+			exp_ran(s->exp, t, smp->time);
 		return;
 	}
 	n = sample_frames(s, t, smp, pcs);

@@ -637,6 +637,7 @@ model_update(struct model *m, struct session *s, const struct model_query *q, ui
 	m->samples = s->samples.total;
 	m->samples_in_scope = s->samples.in_scope;
 	m->samples_lost = s->samples.lost;
+	m->samples_in_trap = s->samples.in_trap;
 	m->sample_rate = s->end_ns ? 0 : p->sample_rate;
 	m->cpu_pct = p->cpu_pct;
 	fill_experiments(m, s, now);

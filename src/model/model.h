@@ -157,6 +157,7 @@ struct model {
 	/* Sampling. */
 	const char *sampler;	/* "cpu cpu-clock 1.000 ms" */
 	uint64_t samples, samples_in_scope, samples_lost;
+	uint64_t samples_in_trap;	/* at a --progress trap: its cost */
 	double sample_rate;	/* per second, over the last second */
 
 	/* Experiments. */

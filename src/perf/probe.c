@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -18,6 +19,7 @@
 #include "base/xmalloc.h"
 #include "perf/perf_sys.h"
 #include "perf/probe.h"
+#include "sym/disasm.h"
 #include "sym/probe_addr.h"
 #include "sym/probe_spec.h"
 
@@ -53,6 +55,8 @@ struct probe {
 	int slot;		/* patched in this image (patch ops' slot), or -1 */
 	uint64_t patch_last;	/* its count at the last read */
 	uint64_t gone;		/* counts of closed counters, and of images gone */
+	uint64_t uprobe_next;	/* the instruction after at.addr; 0: unknown */
+	bool uprobe_next_tried;
 };
 
 struct probe_thread {
@@ -62,6 +66,7 @@ struct probe_thread {
 	size_t nfds;
 	int *fds;		/* by probe index; -1: none */
 	uint64_t *bp_addr;	/* where fds[i] is a breakpoint; else 0 */
+	uint64_t *trap_ip;	/* where a sample after fds[i]'s trap lands; 0: none */
 };
 
 struct probe_set {
@@ -246,6 +251,64 @@ probe_open_uprobe(struct probe_set *ps, const struct probe *p, pid_t tid)
 	return perf_sys_open(&attr, tid, -1);
 }
 
+/* A jump, call or return: the thread goes on elsewhere than after it. */
+static bool
+probe_insn_branches(const char *text)
+{
+	static const char *const prefixes[] = { "bnd ", "notrack ", "rep ", "repz " };
+	static const char *const ops[] = { "j", "call", "ret", "loop", "int", "syscall",
+					   "sysenter", "ud" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(text, prefixes[i], strlen(prefixes[i])))
+			text += strlen(prefixes[i]);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strncmp(text, ops[i], strlen(ops[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Where the thread resumes after a uprobe's hit on a straight-line
+ * instruction: the one after it, emulated or stepped out of line.  After
+ * a branch it is the branch's target, not known here: 0.  Read from the
+ * file the uprobe is set in, decoded once per image.
+ */
+static uint64_t
+probe_uprobe_next(struct probe *p)
+{
+	unsigned char code[16];
+	struct disasm_insn *insn = NULL;
+	const char *why;
+	ssize_t n = -1;
+	int fd;
+
+	if (p->uprobe_next_tried)
+		return p->uprobe_next;
+	p->uprobe_next_tried = true;
+	fd = p->at.upath ? open(p->at.upath, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		n = pread(fd, code, sizeof(code), (off_t) p->at.uoffset);
+		close(fd);
+	}
+	if (n > 0 && disasm_code(code, (size_t) n, p->at.addr, 1, &insn, &why) == 1 &&
+	    !probe_insn_branches(insn[0].text))
+		p->uprobe_next = p->at.addr + insn[0].size;
+	free(insn);
+	return p->uprobe_next;
+}
+
+/*
+ * Where a sample that a trap of p put there lands (probe_thread_trap_at
+ * in probe.h): a breakpoint's address, or the instruction after a
+ * uprobe's.
+ */
+static uint64_t
+probe_trap_ip(struct probe *p, uint64_t bp_addr)
+{
+	return bp_addr ? bp_addr : probe_uprobe_next(p);
+}
+
 static bool
 probe_auto_uprobe(const struct probe_set *ps, const struct probe *p)
 {
@@ -335,9 +398,11 @@ probe_thread_grow(struct probe_thread *t, size_t n)
 		return;
 	t->fds = xrealloc(t->fds, n * sizeof(*t->fds));
 	t->bp_addr = xrealloc(t->bp_addr, n * sizeof(*t->bp_addr));
+	t->trap_ip = xrealloc(t->trap_ip, n * sizeof(*t->trap_ip));
 	for (; t->nfds < n; t->nfds++) {
 		t->fds[t->nfds] = -1;
 		t->bp_addr[t->nfds] = 0;
+		t->trap_ip[t->nfds] = 0;
 	}
 }
 
@@ -352,6 +417,7 @@ probe_thread_retire(struct probe_set *ps, struct probe_thread *t)
 		close(t->fds[i]);
 		t->fds[i] = -1;
 		t->bp_addr[i] = 0;
+		t->trap_ip[i] = 0;
 	}
 	t->live = false;
 }
@@ -368,6 +434,7 @@ probe_thread_free(struct probe_set *ps, struct probe_thread *t)
 		t->next->prev = t->prev;
 	free(t->fds);
 	free(t->bp_addr);
+	free(t->trap_ip);
 	free(t);
 }
 
@@ -387,6 +454,8 @@ static void
 probe_forget(struct probe *p)
 {
 	probe_addr_clear(&p->at);
+	p->uprobe_next = 0;
+	p->uprobe_next_tried = false;
 	p->want_uprobe = false;
 	p->state = PROBE_PENDING;
 	/* Its hits in the image gone stay counted. */
@@ -527,6 +596,7 @@ probe_open_on_live(struct probe_set *ps, size_t i)
 		if (!err) {
 			t->fds[i] = fd;
 			t->bp_addr[i] = bp_addr;
+			t->trap_ip[i] = probe_trap_ip(&ps->probes[i], bp_addr);
 		} else if (err != -ESRCH) {
 			rc = -1;	/* it exits: probe_thread_close comes */
 		}
@@ -622,10 +692,12 @@ probe_thread_open(struct probe_set *ps, pid_t tid, struct probe_thread **thread)
 			}
 			free(t->fds);
 			free(t->bp_addr);
+			free(t->trap_ip);
 			free(t);
 			*thread = NULL;
 			return err;
 		}
+		t->trap_ip[i] = probe_trap_ip(&ps->probes[i], t->bp_addr[i]);
 	}
 	t->live = true;
 	t->next = ps->threads;
@@ -641,6 +713,16 @@ probe_thread_bp_at(const struct probe_thread *t, uint64_t addr)
 {
 	for (size_t i = 0; t && addr && i < t->nfds; i++) {
 		if (t->fds[i] >= 0 && t->bp_addr[i] == addr)
+			return true;
+	}
+	return false;
+}
+
+bool
+probe_thread_trap_at(const struct probe_thread *t, uint64_t ip)
+{
+	for (size_t i = 0; t && ip && i < t->nfds; i++) {
+		if (t->fds[i] >= 0 && t->trap_ip[i] == ip)
 			return true;
 	}
 	return false;

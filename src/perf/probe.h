@@ -179,6 +179,20 @@ int probe_thread_open(struct probe_set *ps, pid_t tid,
  * exception there with no cause recorded is ours: src/trace.c).
  */
 bool probe_thread_bp_at(const struct probe_thread *thread, uint64_t addr);
+/*
+ * True when a sample of the thread at ip is where one of its traps put
+ * it: the trap's time, not the program's.  A breakpoint's debug exception
+ * is a fault, taken before the instruction runs, and a virtual machine's
+ * host may spend its time over it while the guest sits in user mode at
+ * that address: the next timer sample lands there.  After a uprobe's
+ * int3 the thread resumes at the instruction after the probed one, and
+ * a sample that came due in the kernel's handling lands there (evloop's
+ * serve_line under uprobes, AMD EPYC guest: 331 samples at its entry + 1
+ * against 6 without the probe, 49 more one instruction further, not
+ * taken).  A sample of the program's own at those addresses is taken
+ * too: rare beside a trap per hit.
+ */
+bool probe_thread_trap_at(const struct probe_thread *thread, uint64_t ip);
 /* Add its final counts to the totals, close its counters, free it. */
 void probe_thread_close(struct probe_set *ps, struct probe_thread *thread);
 

@@ -215,13 +215,19 @@ report_flat(const struct session *s, FILE *out)
 		fprintf(out, "; a sample costs %.1f us here", s->sample_cost_ns / 1e3);
 	fputc('\n', out);
 	fprintf(out, "Samples: %llu, %llu in scope (%.1f%%), %llu out of scope, %llu lost, "
-		"%llu unwound with CFI\n",
+		"%llu unwound with CFI",
 		(unsigned long long) s->samples.total,
 		(unsigned long long) s->samples.in_scope,
 		pct(s->samples.in_scope, s->samples.total),
 		(unsigned long long) s->samples.out_of_scope,
 		(unsigned long long) s->samples.lost,
 		(unsigned long long) s->samples.unwound);
+	/* The time our traps took, kept out of the program's lines. */
+	if (s->samples.in_trap)
+		fprintf(out, ", %llu (%.1f%%) in progress traps",
+			(unsigned long long) s->samples.in_trap,
+			pct(s->samples.in_trap, s->samples.total));
+	fputc('\n', out);
 	if (!s->samples.in_scope)
 		fprintf(out, "No sample fell in scope: was the program built with -g, and does "
 			"--binary-scope/--source-scope name its code?\n");

@@ -708,24 +708,27 @@ probe_thread_open(struct probe_set *ps, pid_t tid, struct probe_thread **thread)
 	return 0;
 }
 
-bool
-probe_thread_bp_at(const struct probe_thread *t, uint64_t addr)
+/* Does an open counter of t have addr in its slot of at[] (bp_addr, trap_ip)? */
+static bool
+probe_thread_has(const struct probe_thread *t, const uint64_t *at, uint64_t addr)
 {
-	for (size_t i = 0; t && addr && i < t->nfds; i++) {
-		if (t->fds[i] >= 0 && t->bp_addr[i] == addr)
+	for (size_t i = 0; addr && i < t->nfds; i++) {
+		if (t->fds[i] >= 0 && at[i] == addr)
 			return true;
 	}
 	return false;
 }
 
 bool
+probe_thread_bp_at(const struct probe_thread *t, uint64_t addr)
+{
+	return t && probe_thread_has(t, t->bp_addr, addr);
+}
+
+bool
 probe_thread_trap_at(const struct probe_thread *t, uint64_t ip)
 {
-	for (size_t i = 0; t && ip && i < t->nfds; i++) {
-		if (t->fds[i] >= 0 && t->trap_ip[i] == ip)
-			return true;
-	}
-	return false;
+	return t && probe_thread_has(t, t->trap_ip, ip);
 }
 
 void

@@ -15,6 +15,7 @@
 #include "profile/html.h"
 #include "profile/output.h"
 #include "profile/profile.h"
+#include "profile/report.h"
 
 /* tests/options-man.test checks these options against man/causaltop.1. */
 static const char report_usage[] =
@@ -158,6 +159,7 @@ cmd_report(int argc, char **argv)
 		print_sources(stdout, r.p);
 		causal_print_table(stdout, &r.p->meta, r.p->stats, r.p->lines, r.p->progress,
 				   r.top);
+		report_pooled_answer(stdout, r.p->stats, r.p->lines, r.p->progress);
 		if (fflush(stdout)) {
 			perror_msg("writing standard output");
 			rc = CT_EXIT_IO;

@@ -349,6 +349,37 @@ curve_text(FILE *out, struct lines_table *lt, const struct stats_curve *cv)
 	free(where);
 }
 
+/* Each point as it stands: decided or not, beside its closest rival. */
+static void
+answer_points(FILE *out, struct stats *st, struct lines_table *lt,
+	      struct progress_point *const *pts, size_t np)
+{
+	for (unsigned p = 0; p < np; p++) {
+		size_t n, rival;
+		const struct stats_curve *cv = stats_curves(st, p, &n);
+		enum stats_answer a;
+
+		if (!n || !isfinite(cv[0].impact))
+			continue;
+		fprintf(out, "; \"%s\": ", pts[p]->name);
+		a = stats_answer(st, p, &rival);
+		if (a == STATS_NOTHING) {
+			fputs("no line tried would speed it up", out);
+		} else if (cv[0].verdict == VERDICT_OPTIMIZE) {
+			fputs(a == STATS_TOP_LINE ? "optimize " : "the first, ", out);
+			curve_text(out, lt, &cv[0]);
+			if (rival) {
+				fputs(a == STATS_TOP_LINE ? ", ahead of all, the closest " :
+				      ", not yet ahead of ", out);
+				curve_text(out, lt, &cv[rival]);
+			}
+		} else {
+			fputs("no line significant yet; the first, ", out);
+			curve_text(out, lt, &cv[0]);
+		}
+	}
+}
+
 void
 report_answer(const struct session *s, FILE *out)
 {
@@ -367,32 +398,32 @@ report_answer(const struct session *s, FILE *out)
 		fputs(": no progress point was seen", out);
 	else if (!stats_records(st, &nrecs) || nrecs == stats_baselines(st))
 		fputs(": no experiment with a speedup yet", out);
-	for (unsigned p = 0; p < np; p++) {
-		size_t n, rival;
-		const struct stats_curve *cv = stats_curves(st, p, &n);
-		enum stats_answer a;
-
-		if (!n || !isfinite(cv[0].impact))
-			continue;
-		fprintf(out, "; \"%s\": ", pts[p]->name);
-		/* Each point as it stands: decided or not, beside its closest rival. */
-		a = stats_answer(st, p, &rival);
-		if (a == STATS_NOTHING) {
-			fputs("no line tried would speed it up", out);
-		} else if (cv[0].verdict == VERDICT_OPTIMIZE) {
-			fputs(a == STATS_TOP_LINE ? "optimize " : "the first, ", out);
-			curve_text(out, s->lines, &cv[0]);
-			if (rival) {
-				fputs(a == STATS_TOP_LINE ? ", ahead of all, the closest " :
-				      ", not yet ahead of ", out);
-				curve_text(out, s->lines, &cv[rival]);
-			}
-		} else {
-			fputs("no line significant yet; the first, ", out);
-			curve_text(out, s->lines, &cv[0]);
-		}
-	}
+	answer_points(out, st, s->lines, pts, np);
 	fputs(s->answer.kind > STATS_UNDECIDED ? ".\n" :
 	      ".\n(--until-answer=SECONDS waits longer; --runs=N pools runs of a short command.)\n",
 	      out);
+}
+
+void
+report_pooled_answer(FILE *out, struct stats *st, struct lines_table *lt,
+		     struct progress_table *progress)
+{
+	size_t np = 0;
+	struct progress_point *const *pts = progress_points(progress, &np);
+	int kind = -1;
+
+	/* As --until-answer decides: the first point with an answer gives it. */
+	for (unsigned p = 0; p < np && kind <= STATS_UNDECIDED; p++) {
+		size_t n;
+		const struct stats_curve *cv = stats_curves(st, p, &n);
+
+		if (n && isfinite(cv[0].impact))
+			kind = stats_answer(st, p, NULL);
+	}
+	if (kind < 0)
+		return;
+	fprintf(out, "\n%s from the pooled experiments",
+		kind > STATS_UNDECIDED ? "Answer" : "Undecided");
+	answer_points(out, st, lt, pts, np);
+	fputs(kind > STATS_UNDECIDED ? ".\n" : ".\n(more runs pooled may decide it.)\n", out);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,30 +218,44 @@ procfs_comm(pid_t tid, char buf[16])
 	fclose(f);
 }
 
-int
-procfs_tasks(pid_t pid, pid_t **tids)
+/* The numeric entries of a /proc directory that keep() accepts. */
+static int
+scan_pids(const char *path, bool (*keep)(pid_t, pid_t), pid_t arg, pid_t **out)
 {
-	char path[64];
 	struct dirent *de;
 	size_t n = 0, cap = 0;
 	pid_t *v = NULL;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
 	if (!(d = opendir(path)))
 		return -1;
 	while ((de = readdir(d))) {
-		long t = strtol(de->d_name, NULL, 10);
+		long k = strtol(de->d_name, NULL, 10);
 
-		if (t <= 0)
+		if (k <= 0 || (keep && !keep((pid_t) k, arg)))
 			continue;
 		if (n == cap)
 			v = xgrowarray(v, &cap, n + 1, sizeof(*v));
-		v[n++] = (pid_t) t;
+		v[n++] = (pid_t) k;
 	}
 	closedir(d);
-	*tids = v;
+	*out = v;
 	return (int) n;
+}
+
+int
+procfs_tasks(pid_t pid, pid_t **tids)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
+	return scan_pids(path, NULL, 0, tids);
+}
+
+static bool
+child_of(pid_t k, pid_t parent)
+{
+	return k != parent && status_field(k, "PPid") == parent;
 }
 
 /*
@@ -250,25 +265,7 @@ procfs_tasks(pid_t pid, pid_t **tids)
 int
 procfs_children(pid_t pid, pid_t **kids)
 {
-	struct dirent *de;
-	size_t n = 0, cap = 0;
-	pid_t *v = NULL;
-	DIR *d;
-
-	if (!(d = opendir("/proc")))
-		return -1;
-	while ((de = readdir(d))) {
-		long k = strtol(de->d_name, NULL, 10);
-
-		if (k <= 0 || k == pid || status_field((pid_t) k, "PPid") != pid)
-			continue;
-		if (n == cap)
-			v = xgrowarray(v, &cap, n + 1, sizeof(*v));
-		v[n++] = (pid_t) k;
-	}
-	closedir(d);
-	*kids = v;
-	return (int) n;
+	return scan_pids("/proc", child_of, pid, kids);
 }
 
 int

@@ -1200,6 +1200,10 @@ test_toward_answer(void)
 	      "the fixture: %zu curves, first %u [%.3f, %.3f], rival [%.3f, %.3f]", ncv,
 	      ncv ? cv[0].target : 0, ncv ? cv[0].impact_lo : 0, ncv ? cv[0].impact_hi : 0,
 	      ncv > 1 ? cv[1].impact_lo : 0, ncv > 1 ? cv[1].impact_hi : 0);
+	CHECK(stats_answer_any(exp_stats(E), 1) == STATS_UNDECIDED &&
+	      stats_answer_any(exp_stats(E), 0) == -1,
+	      "stats_answer_any: %d over the point, %d over none",
+	      stats_answer_any(exp_stats(E), 1), stats_answer_any(exp_stats(E), 0));
 	fake_now = 1000 * MS + t * MS;
 	for (unsigned i = 0; i < 30; i++) {
 		pt->count += 1;

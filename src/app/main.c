@@ -137,27 +137,15 @@ tick_arm(struct loop_fd *l)
 static void
 look_for_answer(struct session *s, uint64_t now)
 {
-	struct stats *st;
 	size_t np = 0;
-	int kind = -1;
+	int kind;
 
 	if (!s->opts.until_answer_ns || !s->exp || s->stop_requested || now < s->answer.next_ns)
 		return;
 	s->answer.next_ns = now + ANSWER_LOOK_NS;
-	st = exp_stats(s->exp);
 	progress_points(s->progress, &np);
-	/*
-	 * The first point with an answer gives it (the report says which);
-	 * a point with no estimate at all (no usable measure) has no say.
-	 */
-	for (unsigned p = 0; p < np && kind <= STATS_UNDECIDED; p++) {
-		size_t n;
-		const struct stats_curve *cv = stats_curves(st, p, &n);
-
-		if (!n || !isfinite(cv[0].impact))
-			continue;
-		kind = stats_answer(st, p, NULL);
-	}
+	/* The first point with an answer gives it (the report says which). */
+	kind = stats_answer_any(exp_stats(s->exp), np);
 	if (kind > STATS_UNDECIDED || now - s->start_ns >= s->opts.until_answer_ns) {
 		s->answer.kind = kind > STATS_UNDECIDED ? kind : STATS_UNDECIDED;
 		s->answer.at_ns = now;

@@ -285,6 +285,21 @@ stats_answer(struct stats *st, unsigned point, size_t *rival)
 	return decided == n ? STATS_NOTHING : STATS_UNDECIDED;
 }
 
+int
+stats_answer_any(struct stats *st, size_t npoints)
+{
+	int kind = -1;
+
+	for (unsigned p = 0; p < npoints && kind <= STATS_UNDECIDED; p++) {
+		size_t n;
+		const struct stats_curve *cv = stats_curves(st, p, &n);
+
+		if (n && isfinite(cv[0].impact))
+			kind = stats_answer(st, p, NULL);
+	}
+	return kind;
+}
+
 const char *
 stats_verdict_name(enum stats_verdict v)
 {

@@ -123,6 +123,12 @@ const struct stats_curve *stats_curve_of(struct stats *, unsigned point,
 enum stats_answer { STATS_UNDECIDED, STATS_TOP_LINE, STATS_NOTHING };
 # define STATS_ANSWER_MIN 2
 enum stats_answer stats_answer(struct stats *, unsigned point, size_t *rival);
+/*
+ * Over points 0..npoints: the first point's answer that is in, else
+ * STATS_UNDECIDED; -1 when no point has an estimate (a point without one
+ * has no say).
+ */
+int stats_answer_any(struct stats *, size_t npoints);
 
 /* "optimize", "no effect", "contention", "not enough data" */
 const char *stats_verdict_name(enum stats_verdict);

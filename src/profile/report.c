@@ -410,16 +410,8 @@ report_pooled_answer(FILE *out, struct stats *st, struct lines_table *lt,
 {
 	size_t np = 0;
 	struct progress_point *const *pts = progress_points(progress, &np);
-	int kind = -1;
+	int kind = stats_answer_any(st, np);	/* as --until-answer decides */
 
-	/* As --until-answer decides: the first point with an answer gives it. */
-	for (unsigned p = 0; p < np && kind <= STATS_UNDECIDED; p++) {
-		size_t n;
-		const struct stats_curve *cv = stats_curves(st, p, &n);
-
-		if (n && isfinite(cv[0].impact))
-			kind = stats_answer(st, p, NULL);
-	}
 	if (kind < 0)
 		return;
 	fprintf(out, "\n%s from the pooled experiments",

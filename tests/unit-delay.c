@@ -48,6 +48,35 @@ test_hits_and_owed(void)
 }
 
 /*
+ * Time a thread lost to the experiment itself counts as a hit of that
+ * length (G rises from where it stands, the others owe it) but is not a
+ * hit: the hits' count, which weighs samples, stays.
+ */
+static void
+test_lost_to_exp(void)
+{
+	struct delay_global g = { 0 };
+	struct delay_thread a, b;
+
+	delay_thread_init(&a, &g, 0);
+	delay_thread_init(&b, &g, 0);
+	delay_hit(&g, &a, 1 * MS, MS);			/* b owes 1 ms */
+	delay_lost_to_exp(&g, &b, 2 * MS, MS / 10);
+	CHECK(g.global == MS, "from behind G it does not rise: %llu", (unsigned long long) g.global);
+	CHECK(delay_owed(&g, &b) == 9 * MS / 10 && b.hits == 0, "b owes %llu, %llu hits",
+	      (unsigned long long) delay_owed(&g, &b), (unsigned long long) b.hits);
+	delay_lost_to_exp(&g, &a, 3 * MS, MS / 10);
+	CHECK(g.global == 11 * MS / 10 && delay_owed(&g, &a) == 0 && a.hits == 1,
+	      "from G: G %llu, a's hits %llu", (unsigned long long) g.global,
+	      (unsigned long long) a.hits);
+	CHECK(delay_owed(&g, &b) == MS && delay_global_at(&g, 3 * MS) == 11 * MS / 10 &&
+	      delay_global_at(&g, 2 * MS) == MS, "b owes %llu; stamped at 3 ms",
+	      (unsigned long long) delay_owed(&g, &b));
+	CHECK(delay_local_at(&a, 3 * MS) == 11 * MS / 10 && delay_local_at(&a, 2 * MS) == MS,
+	      "a's local stamped at 3 ms");
+}
+
+/*
  * Time the supervisor took from a thread pays what the thread owes, as a
  * pause would, and no more: G stays, so no other thread owes it.
  */
@@ -208,6 +237,7 @@ main(void)
 {
 	test_hits_and_owed();
 	test_lost();
+	test_lost_to_exp();
 	test_history();
 	test_wake();
 	return failures ? 1 : 0;

@@ -108,12 +108,12 @@ static struct model_row rows[] = {
 static struct model_thread threads[] = {
 	{ 4242, 4242, "gt-unequal", MODEL_T_BLOCKED, 12, 0, "pthread_join",
 	  "pthread_join from main (gt-unequal.c:61)" },
-	{ 4250, 4242, "gt-unequal", MODEL_T_RUNNING, 6120, 0, "branch_long" },
-	{ 4251, 4242, "gt-unequal", MODEL_T_PAUSED, 3790, 1840000000ULL, "branch_short" },
+	{ 4250, 4242, "gt-unequal", MODEL_T_RUNNING, 6120, 0, "branch_long", NULL },
+	{ 4251, 4242, "gt-unequal", MODEL_T_PAUSED, 3790, 1840000000ULL, "branch_short", NULL },
 	/* A second process (-p A,B, or a child with -f): its own group. */
-	{ 4300, 4300, "gt-worker", MODEL_T_RUNNING, 512, 0, "serve" },
-	{ 4302, 4300, "gt-worker", MODEL_T_BLOCKED, 40, 0, "epoll_wait" },
-	{ 4249, 4242, "gt-unequal", MODEL_T_EXITED, 88, 12000000ULL, NULL },
+	{ 4300, 4300, "gt-worker", MODEL_T_RUNNING, 512, 0, "serve", NULL },
+	{ 4302, 4300, "gt-worker", MODEL_T_BLOCKED, 40, 0, "epoll_wait", NULL },
+	{ 4249, 4242, "gt-unequal", MODEL_T_EXITED, 88, 12000000ULL, NULL, NULL },
 };
 
 static struct model_log_line log_lines[] = {

@@ -472,14 +472,20 @@ write_summary(struct session *s, FILE *f)
 				fprintf(f, ", %" PRIu64 " by a loopback sender", ws->loopback);
 			else
 				fprintf(f, ", loopback not watched (no net:netif_rx)");
-			if (ws->switch_watched)
+			if (ws->switch_watched) {
 				fprintf(f, "; waits for a CPU held by a traced thread %" PRIu64
 				       ", %" PRIu64 " credited; pause time taken back %.1f ms"
 				       "; CPU taken by causaltop from ready threads %.1f ms"
 				       " (%" PRIu64 " times), %.1f ms of it paid delay owed",
 				       sm.cpu_waits, sm.cpu_waits_credited, sm.revoked_ns / 1e6,
 				       sm.stolen_ns / 1e6, sm.steals, sm.stolen_paid_ns / 1e6);
-			else
+				fprintf(f, "; wake-ups from a sleep all of delay %" PRIu64
+				       ", their lag credited %.1f ms (%" PRIu64 " of them the mean"
+				       " lag of %" PRIu64 " wake-ups seen onto an idle CPU, %.1f us)",
+				       sm.wake_lags, sm.wake_lag_ns / 1e6, sm.wake_lags_guessed,
+				       sm.idle_wakes,
+				       sm.idle_wakes ? sm.idle_wake_ns / 1e3 / sm.idle_wakes : 0.0);
+			} else
 				fprintf(f, "; waits for a CPU not followed");
 		}
 		fprintf(f, "; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "

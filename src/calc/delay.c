@@ -94,8 +94,8 @@ delay_global_at(const struct delay_global *g, uint64_t t)
 	return g->hist_v[(g->hist_head + DELAY_G_HISTORY - g->hist_n + lo - 1) % DELAY_G_HISTORY];
 }
 
-void
-delay_hit(struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t dl)
+static void
+raise_by(struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t dl)
 {
 	/*
 	 * G rises by the hit, from where the thread stands, but not by
@@ -107,12 +107,24 @@ delay_hit(struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t d
 	uint64_t from = d->local < g->global ? d->local : g->global;
 
 	d->local += dl;
-	d->hits++;
 	if (from + dl > g->global) {
 		g->global = from + dl;
 		stamp_global(g, t);
 	}
 	stamp(d, t, dl);
+}
+
+void
+delay_hit(struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t dl)
+{
+	d->hits++;
+	raise_by(g, d, t, dl);
+}
+
+void
+delay_lost_to_exp(struct delay_global *g, struct delay_thread *d, uint64_t t, uint64_t ns)
+{
+	raise_by(g, d, t, ns);
 }
 
 void

@@ -58,6 +58,13 @@ void delay_thread_inherit_parent(struct delay_thread *child,
 /* A sample at time t hit the selected code: credit d, raise G. */
 void delay_hit(struct delay_global *, struct delay_thread *, uint64_t t, uint64_t d);
 /*
+ * The thread lost ns, ending at time t, to the experiment itself, time
+ * it would not have lost had the delays been inserted as they are meant
+ * to be: as a hit of ns (G rises, every other thread pays it), not
+ * counted as one.
+ */
+void delay_lost_to_exp(struct delay_global *, struct delay_thread *, uint64_t t, uint64_t ns);
+/*
  * The thread was held paused for ns, ending at time t.  Held longer than
  * it owed, it is ahead of G: it owes that much less next time.  (Coz
  * raises G instead, which makes every other thread pay the overshoot,

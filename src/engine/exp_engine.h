@@ -122,6 +122,10 @@ struct exp_engine {
 	pid_t self;		/* the supervisor's tid */
 	uint64_t stolen_ns, steals, stolen_paid_ns;
 	uint64_t stolen_first;	/* stolen_ns at the DEAR_STEALS-th, 0: not yet */
+	/* Wake-ups onto an idle CPU seen to their switch in: their lag summed. */
+	uint64_t idle_wakes, idle_wake_ns;
+	/* Lags of sleeps that were all delay, credited (some the mean of the above). */
+	uint64_t wake_lags, wake_lag_ns, wake_lags_guessed;
 
 	struct exp_steer steer;
 };

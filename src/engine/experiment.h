@@ -131,6 +131,14 @@ struct exp_summary {
 	uint64_t pauses_deferred;
 	/* Pauses' cost beyond their holds, credited (pause.h). */
 	uint64_t stop_lag_ns, restart_lag_ns;
+	/*
+	 * Wake-ups from a sleep that was all inserted delay: their lag to the
+	 * switch in, credited as the experiment's (account.c); of them, taken
+	 * as the mean lag of the wake-ups onto an idle CPU seen to their
+	 * switch in (idle_wakes, idle_wake_ns), where it went unreported.
+	 */
+	uint64_t wake_lags, wake_lag_ns, wake_lags_guessed;
+	uint64_t idle_wakes, idle_wake_ns;
 };
 void exp_summary(const struct exp_engine *, uint64_t now, struct exp_summary *);
 /* TICK period wanted now: short while experiments run. */

@@ -617,6 +617,11 @@ exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
 		.pauses_deferred = e->deferred,
 		.stop_lag_ns = ps->stop_lag_ns,
 		.restart_lag_ns = ps->restart_lag_ns,
+		.wake_lags = e->wake_lags,
+		.wake_lag_ns = e->wake_lag_ns,
+		.wake_lags_guessed = e->wake_lags_guessed,
+		.idle_wakes = e->idle_wakes,
+		.idle_wake_ns = e->idle_wake_ns,
 	};
 }
 

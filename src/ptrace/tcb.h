@@ -107,6 +107,8 @@ struct tcb {
 	 * run, woken or preempted, and not yet back on a CPU (0: not known).
 	 */
 	uint64_t ready_ns;
+	/* Woken then from a sleep that was all inserted delay (0: not; account.c). */
+	uint64_t vsleep_woken_ns;
 	/* Its last switch out: when, from which CPU, that CPU's time on ours then. */
 	uint64_t out_ns, out_ours;
 	int out_cpu;

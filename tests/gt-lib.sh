@@ -213,7 +213,7 @@ gt_record() {
 		"${1%% *}" "$_xfail" "$_limit" "$gt_sample_us" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
 }
 
-# gt_check [--xfail REASON | --limit-dear LOW[,HIGH] REASON] PROG NAME PCT ITEMS [ARGS...]:
+# gt_check [--xfail REASON | --limit[-dear] LOW[,HIGH] REASON] PROG NAME PCT ITEMS [ARGS...]:
 # one TAP line.
 # The profiled run does ITEMS items (long enough for enough
 # experiments); the real runs keep the workload's default (short), with
@@ -228,6 +228,7 @@ gt_record() {
 #    within that reach is an expected failure; a miss beyond it or an
 #    imprecise interval fails; a pass passes and says that the limit did
 #    not show.  Elsewhere the check is judged as any other.
+#  --limit: the same on every host.
 #
 # In the sanitizer build (CT_SANITIZED=1) the profiled run is made and
 # must end well with an estimate, but no truth is measured and the
@@ -244,6 +245,10 @@ gt_check() {
 			_low=${2%,*} _high=0 _limit="$3 (a sample costs ${gt_sample_us} us here)"
 			case $2 in *,*) _high=${2#*,} ;; esac
 		fi
+		shift 3 ;;
+	--limit)
+		_low=${2%,*} _high=0 _limit="$3 (a sample costs ${gt_sample_us} us here)"
+		case $2 in *,*) _high=${2#*,} ;; esac
 		shift 3 ;;
 	esac
 	_p=$1 _n=$2 _pct=$3 _items=$4

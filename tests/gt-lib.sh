@@ -240,15 +240,11 @@ gt_check() {
 	_xfail= _limit= _low= _high=
 	case $1 in
 	--xfail) _xfail=$2; shift 2 ;;
-	--limit-dear)
-		if [ "$gt_dear" = 1 ]; then
+	--limit | --limit-dear)
+		if [ "$1" = --limit ] || [ "$gt_dear" = 1 ]; then
 			_low=${2%,*} _high=0 _limit="$3 (a sample costs ${gt_sample_us} us here)"
 			case $2 in *,*) _high=${2#*,} ;; esac
 		fi
-		shift 3 ;;
-	--limit)
-		_low=${2%,*} _high=0 _limit="$3 (a sample costs ${gt_sample_us} us here)"
-		case $2 in *,*) _high=${2#*,} ;; esac
 		shift 3 ;;
 	esac
 	_p=$1 _n=$2 _pct=$3 _items=$4

@@ -3,7 +3,6 @@
  * told to stop, detach from everything, report.
  */
 #include "config.h"
-#include <math.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <locale.h>

@@ -331,7 +331,6 @@ give_back(struct exp_engine *e, struct exp_cpu *c, uint64_t now)
 static void
 wake_lag(struct exp_engine *e, struct tcb *t, uint64_t now, uint64_t lag, bool guessed)
 {
-	t->vsleep_woken_ns = 0;
 	if (!lag || !exp_on(e))
 		return;
 	delay_lost_to_exp(&e->g, &t->delay, now, lag);

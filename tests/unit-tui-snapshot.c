@@ -365,6 +365,10 @@ main(int argc, char **argv)
 	snap("lines-80x24-ascii", &m, &v, 24, 80, false, false);
 	snap("lines-120x40", &m, &v, 40, 120, true, false);
 	snap("lines-80x24-roles", &m, &v, 24, 80, false, true);
+	/* Samples that land in a --progress trap: the cost row says what share. */
+	m.samples_in_trap = 320;
+	snap("lines-traps-80x24", &m, &v, 24, 80, true, false);
+	m.samples_in_trap = 0;
 	CHECK(view_row(&v, &m) == &rows[0], "the top row is the first by impact");
 	/* Untouched, the selection stays on top when the ranking changes... */
 	rows[0].rank = 2;

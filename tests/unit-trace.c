@@ -18,7 +18,8 @@
  *    exit_stop at an exit event, detaches a thread marked so instead of
  *    restarting it, follows a clone with the child's accounting taken
  *    from its parent, and keeps the launched command's status
- *    (test_dispatch_*).
+ *    (test_dispatch_*); keeps a thread whose detach failed because a
+ *    SIGKILL took it out of its stop (test_dispatch_detach_lost).
  *
  * Mutations each test was seen to fail against (then restored):
  *  - test_decode: is_stop_signal() without SIGTTOU; PTRACE_EVENT_VFORK
@@ -28,9 +29,13 @@
  *  - test_dispatch_interrupt: pause_stop asked without TCB_PAUSE_PENDING;
  *  - test_dispatch_exit: the exit's drain left out;
  *  - test_dispatch_clone: on_new_child() without the thread_new hook that
- *    names the parent.
+ *    names the parent;
+ *  - test_dispatch_detach_lost: detach_now() dropping a thread whose
+ *    PTRACE_DETACH failed with ESRCH, as it did before (the thread stayed
+ *    traced, held its process unreaped, and causaltop waited forever).
  */
 #include "config.h"
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -67,6 +72,8 @@ static struct call {
 } calls[32];
 static size_t ncalls;
 static unsigned long eventmsg;		/* PTRACE_GETEVENTMSG's answer */
+static bool detach_esrch;		/* PTRACE_DETACH fails with ESRCH */
+static char thread_state;		/* /proc/TID/stat's state; 0: gone */
 static struct drain {
 	const struct sampler_ring *only;
 	enum drain_why why;
@@ -88,7 +95,18 @@ f_ptrace(int req, pid_t tid, void *addr, void *data)
 		};
 	if (req == PTRACE_GETEVENTMSG)
 		*(unsigned long *) data = eventmsg;
+	if (req == PTRACE_DETACH && detach_esrch) {
+		errno = ESRCH;
+		return -1;
+	}
 	return 0;
+}
+
+static char
+f_state(struct tcb *t)
+{
+	(void) t;
+	return thread_state;
 }
 
 static void
@@ -102,6 +120,7 @@ static const struct trace_sys_ops fake_sys = {
 	.now = f_now,
 	.ptrace = f_ptrace,
 	.drain = f_drain,
+	.state = f_state,
 };
 
 /* The engine's side, recorded. */
@@ -181,6 +200,8 @@ setup(void)
 	fake_now = 7 * MS;
 	ncalls = ndrains = nhooks = 0;
 	hold_exit = hold_pause = false;
+	detach_esrch = false;
+	thread_state = 0;
 }
 
 static void
@@ -520,6 +541,43 @@ test_dispatch_death(void)
 	teardown();
 }
 
+
+/*
+ * A detach that fails with ESRCH: a SIGKILL (a group exit) took the
+ * thread out of its stop.  Still running, it is kept and detached at its
+ * next stop (its exit event); gone, it is dropped at once.
+ */
+static void
+test_dispatch_detach_lost(void)
+{
+	struct tcb *t;
+
+	setup();
+	S.detaching = true;
+	t = thread(T0 + 1);
+	thread(T0 + 2);
+	t->flags |= TCB_DETACH_NEXT;
+	detach_esrch = true;
+	thread_state = 'R';
+	handle(T0 + 1, STOPPED(SIGTRAP, PTRACE_EVENT_STOP));
+	CHECK(ncalls == 1 && called(0, PTRACE_DETACH, T0 + 1, 0), "detach tried: req %d",
+	      calls[0].req);
+	CHECK(tcb_lookup(T0 + 1) == t && (t->flags & TCB_DETACH_NEXT) && !(t->flags & TCB_STOPPED),
+	      "still running: kept to be detached, flags %#x", t->flags);
+	CHECK(S.threads.detached == 0 && nhooks == 0, "not counted, not gone: %u, %zu hooks",
+	      S.threads.detached, nhooks);
+	detach_esrch = false;
+	handle(T0 + 1, STOPPED(SIGTRAP, PTRACE_EVENT_EXIT));
+	CHECK(ncalls == 2 && called(1, PTRACE_DETACH, T0 + 1, 0) && !tcb_lookup(T0 + 1) &&
+	      S.threads.detached == 1, "detached at its exit event: req %d", calls[1].req);
+	detach_esrch = true;
+	thread_state = 'Z';
+	tcb_lookup(T0 + 2)->flags |= TCB_DETACH_NEXT;
+	handle(T0 + 2, STOPPED(SIGTRAP, PTRACE_EVENT_STOP));
+	CHECK(!tcb_lookup(T0 + 2), "a zombie is dropped");
+	teardown();
+}
+
 int
 main(void)
 {
@@ -532,6 +590,7 @@ main(void)
 	test_dispatch_exit();
 	test_dispatch_clone();
 	test_dispatch_death();
+	test_dispatch_detach_lost();
 	thread_stats_free_all();
 	if (!failures)
 		printf("unit-trace: all checks passed\n");

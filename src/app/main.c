@@ -765,9 +765,9 @@ main(int argc, char **argv)
 		if (s.logcap) {
 			fprintf(stderr, "causaltop: detached; waiting for the command (pid %d) to exit\n",
 				(int) s.launched);
-			logcap_wait_child(s.logcap, s.launched, &status);
+			logcap_wait_child(s.logcap, s.launched, &status, trace_wait_launched);
 		} else {
-			while (waitpid(s.launched, &status, 0) < 0 && errno == EINTR)
+			while (trace_wait_launched(s.launched, &status, 0) < 0 && errno == EINTR)
 				;
 		}
 	}

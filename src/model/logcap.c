@@ -244,7 +244,8 @@ logcap_stop(struct logcap *lc)
 }
 
 void
-logcap_wait_child(struct logcap *lc, pid_t pid, int *status)
+logcap_wait_child(struct logcap *lc, pid_t pid, int *status,
+		  pid_t (*wait)(pid_t pid, int *status, int options))
 {
 	struct reader *r = &lc->out;
 	char buf[4096];
@@ -268,12 +269,11 @@ logcap_wait_child(struct logcap *lc, pid_t pid, int *status)
 			}
 		} else if (r->fd < 0) {
 			/* Nothing to pass on: just wait. */
-			got = waitpid(pid, status, 0);
-			if (got < 0 && errno == EINTR)
-				got = 0;
+			while ((got = wait(pid, status, 0)) < 0 && errno == EINTR)
+				;
 			break;
 		}
-		got = waitpid(pid, status, WNOHANG);
+		got = wait(pid, status, WNOHANG);
 		if (got < 0 && errno == EINTR)
 			got = 0;
 	}

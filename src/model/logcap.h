@@ -42,9 +42,11 @@ void logcap_poll(struct logcap *);
 void logcap_stop(struct logcap *);
 /*
  * After logcap_stop: pass the command's output on to stdout until pid
- * exits; its wait status in *status.
+ * exits; its wait status in *status.  wait: waitpid(2), or one that also
+ * tends to what else may stop meanwhile (ptrace/trace.h).
  */
-void logcap_wait_child(struct logcap *, pid_t pid, int *status);
+void logcap_wait_child(struct logcap *, pid_t pid, int *status,
+		       pid_t (*wait)(pid_t pid, int *status, int options));
 void logcap_free(struct logcap *);
 
 #endif

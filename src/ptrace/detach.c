@@ -9,7 +9,9 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/wait.h>
 #include "app/session.h"
 #include "base/clock.h"
 #include "base/error_prints.h"
@@ -64,11 +66,13 @@ trace_detach_all(struct session *s)
 		if (t->flags & TCB_STOPPED) {
 			trace_entry_bp_forget(s, t);
 			/* Held in a stop by us: pass on what it was stopped with. */
-			if (ptrace(PTRACE_DETACH, t->tid, 0L, (long) t->stop_sig) == 0 ||
-			    errno == ESRCH) {
+			if (ptrace(PTRACE_DETACH, t->tid, 0L, (long) t->stop_sig) == 0) {
 				if (t->proc->started)
 					tracelog(t->tid, "+++ detached");
 				s->threads.detached++;
+				trace_drop_thread(s, t);
+			} else if (errno == ESRCH && !trace_detach_lost(s, t)) {
+				s->threads.exited++;
 				trace_drop_thread(s, t);
 			}
 			continue;
@@ -88,4 +92,35 @@ trace_detach_all(struct session *s)
 		}
 	}
 	wait_detached(s);
+}
+
+/*
+ * After the detach, the launched command is still our child, and any
+ * thread the detach missed is still our tracee: it stops at its exit
+ * event and holds its process unreaped until we let it go.  Waiting for
+ * the command's pid alone would then wait forever.  So wait for any of
+ * our children and tracees (__WALL), and let go of whatever stops.
+ */
+pid_t
+trace_wait_launched(pid_t pid, int *status, int options)
+{
+	for (;;) {
+		siginfo_t si;
+		int st, sig = 0;
+		pid_t got = waitpid(-1, &st, __WALL | options);
+
+		if (got <= 0)
+			return got;
+		if (got == pid && !WIFSTOPPED(st)) {
+			*status = st;
+			return got;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		/* A signal-delivery-stop passes its signal on; other stops nothing. */
+		if (st >> 16 == 0 && ptrace(PTRACE_GETSIGINFO, got, 0L, &si) == 0)
+			sig = WSTOPSIG(st);
+		debug_msg("trace: %d stopped after the detach: let go", (int) got);
+		ptrace(PTRACE_DETACH, got, 0L, (long) sig);
+	}
 }

@@ -532,12 +532,39 @@ on_exec(struct session *s, struct tcb *t)
 	tracelog(t->tid, "+++ execve");
 }
 
+/*
+ * A SIGKILL, that of a group exit included (Ctrl-C reaches the command
+ * as well as causaltop), takes a thread out of its ptrace-stop: then
+ * PTRACE_DETACH fails with ESRCH, yet the thread is still ours, and stops
+ * again at its exit event.  Dropped as gone, it was never let go of: its
+ * process stayed unreaped, causaltop waited for it forever (seen under
+ * `timeout -s INT`, which signals the whole group).  So a thread that
+ * still runs is kept, to be detached at that stop or dropped at its death.
+ */
+bool
+trace_detach_lost(struct session *s, struct tcb *t)
+{
+	char st = s->trace_sys->state(t);
+
+	if (!st || st == 'Z' || st == 'X')
+		return false;
+	t->flags &= ~TCB_STOPPED;
+	t->flags |= TCB_DETACH_NEXT;
+	debug_msg("trace: %d left its stop before the detach (state %c): kept",
+		  (int) t->tid, st);
+	return true;
+}
+
 static void
 detach_now(struct session *s, struct tcb *t, int sig)
 {
 	trace_entry_bp_forget(s, t);
-	if (sys_ptrace(s, PTRACE_DETACH, t->tid, NULL, (void *) (long) sig) < 0 && errno != ESRCH)
-		perror_msg("ptrace(DETACH, %d)", (int) t->tid);
+	if (sys_ptrace(s, PTRACE_DETACH, t->tid, NULL, (void *) (long) sig) < 0) {
+		if (errno != ESRCH)
+			perror_msg("ptrace(DETACH, %d)", (int) t->tid);
+		else if (trace_detach_lost(s, t))
+			return;
+	}
 	if (t->proc->started)
 		tracelog(t->tid, "+++ detached");
 	if (s->detaching)
@@ -825,8 +852,15 @@ real_drain(struct session *s, struct sampler_ring *only, enum drain_why why)
 	drain_rings(s->smp, s->wake, only, why);
 }
 
+static char
+real_state(struct tcb *t)
+{
+	return procfs_task_state(&t->pf, t->proc->tgid, t->tid);
+}
+
 const struct trace_sys_ops trace_sys_real = {
 	.now = clock_now_ns,
 	.ptrace = real_ptrace,
 	.drain = real_drain,
+	.state = real_state,
 };

@@ -52,6 +52,8 @@ struct trace_sys_ops {
 	long (*ptrace)(int request, pid_t tid, void *addr, void *data);
 	/* drain_rings(s->smp, s->wake, only, why) (perf/drain.h). */
 	void (*drain)(struct session *, struct sampler_ring *only, enum drain_why why);
+	/* The state letter of /proc/TID/stat; 0: the thread is gone. */
+	char (*state)(struct tcb *);
 };
 extern const struct trace_sys_ops trace_sys_real;
 void trace_set_sys(struct session *, const struct trace_sys_ops *);
@@ -81,6 +83,16 @@ void trace_handle_status(struct session *, pid_t tid, int status);
 
 /* Detach from every thread, leaving none stopped.  Idempotent. */
 void trace_detach_all(struct session *);
+/*
+ * PTRACE_DETACH of t failed with ESRCH.  True if t still runs, to stop
+ * again (kept, marked to be detached then); false if it is gone.
+ */
+bool trace_detach_lost(struct session *, struct tcb *t);
+/*
+ * waitpid(pid, status, options) for the launched command once detached,
+ * letting go of any thread of ours that reports a stop meanwhile.
+ */
+pid_t trace_wait_launched(pid_t pid, int *status, int options);
 
 /* Shared by attach.c, trace.c and detach.c. */
 struct tcb *trace_new_thread(struct session *, pid_t tid, struct ctproc *proc);

@@ -36,6 +36,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -564,8 +565,8 @@ test_dispatch_detach_lost(void)
 	      calls[0].req);
 	CHECK(tcb_lookup(T0 + 1) == t && (t->flags & TCB_DETACH_NEXT) && !(t->flags & TCB_STOPPED),
 	      "still running: kept to be detached, flags %#x", t->flags);
-	CHECK(S.threads.detached == 0 && nhooks == 0, "not counted, not gone: %u, %zu hooks",
-	      S.threads.detached, nhooks);
+	CHECK(S.threads.detached == 0 && nhooks == 0, "not counted, not gone: %" PRIu64
+	      ", %zu hooks", S.threads.detached, nhooks);
 	detach_esrch = false;
 	handle(T0 + 1, STOPPED(SIGTRAP, PTRACE_EVENT_EXIT));
 	CHECK(ncalls == 2 && called(1, PTRACE_DETACH, T0 + 1, 0) && !tcb_lookup(T0 + 1) &&

@@ -19,7 +19,10 @@
  *    restarting it, follows a clone with the child's accounting taken
  *    from its parent, and keeps the launched command's status
  *    (test_dispatch_*); keeps a thread whose detach failed because a
- *    SIGKILL took it out of its stop (test_dispatch_detach_lost).
+ *    SIGKILL took it out of its stop (test_dispatch_detach_lost);
+ *  - trace_detach_all() detaches the threads held in a stop through the
+ *    same trace_detach_stopped(), the signal passed on, a gone one counted
+ *    as exited (test_detach_all_stopped).
  *
  * Mutations each test was seen to fail against (then restored):
  *  - test_decode: is_stop_signal() without SIGTTOU; PTRACE_EVENT_VFORK
@@ -30,9 +33,11 @@
  *  - test_dispatch_exit: the exit's drain left out;
  *  - test_dispatch_clone: on_new_child() without the thread_new hook that
  *    names the parent;
- *  - test_dispatch_detach_lost: detach_now() dropping a thread whose
+ *  - test_dispatch_detach_lost: trace_detach_stopped() dropping a thread whose
  *    PTRACE_DETACH failed with ESRCH, as it did before (the thread stayed
- *    traced, held its process unreaped, and causaltop waited forever).
+ *    traced, held its process unreaped, and causaltop waited forever);
+ *  - test_detach_all_stopped: detach.c passing 0 instead of the held
+ *    signal; a gone thread counted as detached.
  */
 #include "config.h"
 #include <errno.h>
@@ -579,6 +584,49 @@ test_dispatch_detach_lost(void)
 	teardown();
 }
 
+/*
+ * trace_detach_all() lets each thread held in a stop go through the same
+ * detach as a stop's (trace_detach_stopped), passing on the signal it was
+ * held with; a thread a SIGKILL took out of its stop is kept if it still
+ * runs (and, not stopping here, given up on after the patience: dropped,
+ * the kernel lets it go as causaltop exits), counted as exited if gone.
+ */
+static void
+test_detach_all_stopped(void)
+{
+	struct tcb *t;
+
+	setup();
+	t = thread(T0 + 1);
+	t->flags |= TCB_STOPPED;
+	t->stop_sig = SIGUSR1;
+	t = thread(T0 + 2);
+	t->flags |= TCB_STOPPED;
+	trace_detach_all(&S);
+	/* In the order of the thread list, whichever that is. */
+	CHECK(ncalls == 2 && ((called(0, PTRACE_DETACH, T0 + 1, SIGUSR1) &&
+			       called(1, PTRACE_DETACH, T0 + 2, 0)) ||
+			      (called(0, PTRACE_DETACH, T0 + 2, 0) &&
+			       called(1, PTRACE_DETACH, T0 + 1, SIGUSR1))),
+	      "both detached, the signal passed on: %zu calls, data %ld, %ld", ncalls,
+	      calls[0].data, calls[1].data);
+	CHECK(S.threads.detached == 2 && S.threads.exited == 0 && !tcb_first(),
+	      "counted detached: %" PRIu64, S.threads.detached);
+	teardown();
+
+	setup();
+	t = thread(T0 + 1);
+	t->flags |= TCB_STOPPED;
+	detach_esrch = true;
+	thread_state = 'Z';
+	trace_detach_all(&S);
+	CHECK(ncalls == 1 && called(0, PTRACE_DETACH, T0 + 1, 0) && !tcb_first() &&
+	      S.threads.exited == 1 && S.threads.detached == 0,
+	      "gone: counted exited (%" PRIu64 "), not detached (%" PRIu64 ")",
+	      S.threads.exited, S.threads.detached);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -592,6 +640,7 @@ main(void)
 	test_dispatch_clone();
 	test_dispatch_death();
 	test_dispatch_detach_lost();
+	test_detach_all_stopped();
 	thread_stats_free_all();
 	if (!failures)
 		printf("unit-trace: all checks passed\n");

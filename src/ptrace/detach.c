@@ -18,7 +18,6 @@
 #include "ptrace/patch.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
-#include "ptrace/tracelog.h"
 
 /*
  * Handle stops until every tcb is detached.  Never hang: a thread that
@@ -63,18 +62,9 @@ trace_detach_all(struct session *s)
 	for (t = tcb_first(); t; t = next) {
 		next = t->next;
 		t->flags |= TCB_DETACH_NEXT;
+		/* Held in a stop by us: pass on what it was stopped with. */
 		if (t->flags & TCB_STOPPED) {
-			trace_entry_bp_forget(s, t);
-			/* Held in a stop by us: pass on what it was stopped with. */
-			if (ptrace(PTRACE_DETACH, t->tid, 0L, (long) t->stop_sig) == 0) {
-				if (t->proc->started)
-					tracelog(t->tid, "+++ detached");
-				s->threads.detached++;
-				trace_drop_thread(s, t);
-			} else if (errno == ESRCH && !trace_detach_lost(s, t)) {
-				s->threads.exited++;
-				trace_drop_thread(s, t);
-			}
+			trace_detach_stopped(s, t, t->stop_sig);
 			continue;
 		}
 		/* A first stop is on its way anyway. */

@@ -541,8 +541,8 @@ on_exec(struct session *s, struct tcb *t)
  * `timeout -s INT`, which signals the whole group).  So a thread that
  * still runs is kept, to be detached at that stop or dropped at its death.
  */
-bool
-trace_detach_lost(struct session *s, struct tcb *t)
+static bool
+detach_lost(struct session *s, struct tcb *t)
 {
 	char st = s->trace_sys->state(t);
 
@@ -555,20 +555,28 @@ trace_detach_lost(struct session *s, struct tcb *t)
 	return true;
 }
 
-static void
-detach_now(struct session *s, struct tcb *t, int sig)
+/*
+ * Let t go from the ptrace-stop it is held in, passing sig on: the one
+ * way out for a stopped thread, at its stop here and for detach.c's
+ * detach of them all.  Any other failure than ESRCH leaves it traced
+ * until causaltop exits, when the kernel lets it go.
+ */
+void
+trace_detach_stopped(struct session *s, struct tcb *t, int sig)
 {
 	trace_entry_bp_forget(s, t);
-	if (sys_ptrace(s, PTRACE_DETACH, t->tid, NULL, (void *) (long) sig) < 0) {
-		if (errno != ESRCH)
-			perror_msg("ptrace(DETACH, %d)", (int) t->tid);
-		else if (trace_detach_lost(s, t))
-			return;
+	if (sys_ptrace(s, PTRACE_DETACH, t->tid, NULL, (void *) (long) sig) == 0) {
+		if (t->proc->started)
+			tracelog(t->tid, "+++ detached");
+		if (s->detaching)
+			s->threads.detached++;
+	} else if (errno != ESRCH) {
+		perror_msg("ptrace(DETACH, %d)", (int) t->tid);
+	} else if (detach_lost(s, t)) {
+		return;
+	} else if (s->detaching) {
+		s->threads.exited++;
 	}
-	if (t->proc->started)
-		tracelog(t->tid, "+++ detached");
-	if (s->detaching)
-		s->threads.detached++;
 	trace_drop_thread(s, t);
 }
 
@@ -717,7 +725,7 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		t->flags |= TCB_GROUP_STOP;
 		if (t->flags & TCB_DETACH_NEXT) {
 			/* Detached in group-stop, it stays stopped. */
-			detach_now(s, t, 0);
+			trace_detach_stopped(s, t, 0);
 			return;
 		}
 		/* Held in ptrace-stop while its code is patched. */
@@ -756,7 +764,7 @@ dispatch_event(struct session *s, const struct trace_stop *ev)
 		break;
 	}
 	if (t->flags & TCB_DETACH_NEXT) {
-		detach_now(s, t, sig);
+		trace_detach_stopped(s, t, sig);
 		return;
 	}
 	if (t->proc->frozen) {
@@ -773,7 +781,7 @@ trace_restart_held(struct session *s, struct tcb *t)
 
 	t->stop_sig = 0;
 	if (t->flags & TCB_DETACH_NEXT)
-		detach_now(s, t, sig);
+		trace_detach_stopped(s, t, sig);
 	else if (t->flags & TCB_GROUP_STOP)
 		restart(s, t, PTRACE_LISTEN, 0);
 	else

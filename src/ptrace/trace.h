@@ -84,10 +84,11 @@ void trace_handle_status(struct session *, pid_t tid, int status);
 /* Detach from every thread, leaving none stopped.  Idempotent. */
 void trace_detach_all(struct session *);
 /*
- * PTRACE_DETACH of t failed with ESRCH.  True if t still runs, to stop
- * again (kept, marked to be detached then); false if it is gone.
+ * PTRACE_DETACH of t, held in a ptrace-stop, passing sig on; dropped
+ * unless a SIGKILL took it out of its stop first and it still runs (kept,
+ * to be detached at its next stop).
  */
-bool trace_detach_lost(struct session *, struct tcb *t);
+void trace_detach_stopped(struct session *, struct tcb *t, int sig);
 /*
  * waitpid(pid, status, options) for the launched command once detached,
  * letting go of any thread of ours that reports a stop meanwhile.

@@ -436,9 +436,9 @@ apply_switch(struct exp_engine *e, const struct wake_event *w)
 	 * not below the holder.  One that ran at G (the hitter) went ahead
 	 * of it as the virtual speedup means: taken back as well, that kept
 	 * the threads beside a lone hitter owing and paused again and again
-	 * (20 s at 50%: kvstore's janitor, 0.7 s taken back of 5,100
-	 * pauses, 0.2 s since; oversub's workers, 5.3 s of 11,500, 3.6 s
-	 * since, and its score read +0.31 for +0.34, +0.34 since).
+	 * (kvstore's janitor, oversub's workers: 0.7 s of 5.1 s of pauses,
+	 * 5.5 s of 11.4 s, taken back; oversub's score at 50% read +0.31
+	 * for +0.34).
 	 */
 	if (pending && next->out_ns && c->last_out > next->out_ns &&
 	    next->delay.local > holder_local) {

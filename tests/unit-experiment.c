@@ -24,8 +24,6 @@
  *  - test_preemption: delay_lost() without its cap at the debt;
  *  - test_revoke: apply_switch() taking back all the time away, not what
  *    ours ran on the CPU;
- *  - test_revoke_owing: apply_switch() taking back all the time ours ran
- *    there, owing or not (as before);
  *  - test_dear_tick: DEAR_STEAL_NS 21 us;
  *  - test_catch_up: exp_thread_new() without catch_up(), and
  *    exp_exit_pay() without it;
@@ -699,50 +697,6 @@ test_revoke(void)
 }
 
 /*
- * Only the time ours ran owing is taken back: a thread that took the
- * paused one's CPU without owing (the hitter, at G) went ahead of it, as
- * the virtual speedup means, and the pause delayed the paused thread
- * relative to the line.  As test_revoke, but on CPU 0 A, the hitter, runs
- * from 2.8 to 3.3 ms, owing nothing, then C, owing 1 ms, to 3.4 ms: of
- * B's 1 ms, C's 0.1 ms is taken back, A's 0.5 ms is not, and B's debt of
- * 0.1 ms waits for a later tick.
- */
-static void
-test_revoke_owing(void)
-{
-	struct tcb *a, *b, *c;
-	uint64_t t0;
-	struct exp_summary sm;
-
-	setup((struct setup) { .pct = 50, .line = "a.c:10", .switches = true });
-	a = thread(0);
-	b = thread(1);
-	c = thread(2);
-	t0 = start_level(50);
-	hit(a, t0 + 1 * MS);
-	hit(a, t0 + 2 * MS);
-	fake[2].state = 'S';
-	tick(t0 + 2500 * US);
-	CHECK(F(b)->interrupts == 1 && hold_of(b) == 1 * MS, "B paused 1 ms: %llu",
-	      ull(hold_of(b)));
-	stop(b, t0 + 2600 * US);
-	cpu_switch(0, b->tid, false, 0, t0 + 2600 * US);
-	cpu_switch(0, 0, false, a->tid, t0 + 2800 * US);
-	cpu_switch(0, a->tid, false, c->tid, t0 + 3300 * US);
-	cpu_switch(0, c->tid, false, 0, t0 + 3400 * US);
-	timer(t0 + 3600 * US);
-	cpu_switch(0, 0, false, b->tid, t0 + 3700 * US);
-	tick(t0 + 4 * MS);
-	sm = summary();
-	CHECK(sm.revoked_ns == 100 * US && b->delay.local == 900 * US,
-	      "taken back %llu, B's local %llu, want 0.1 and 0.9 ms", ull(sm.revoked_ns),
-	      ull(b->delay.local));
-	CHECK(F(b)->interrupts == 1 && F(c)->interrupts == 0, "B not paused again: %u interrupts",
-	      F(b)->interrupts);
-	teardown();
-}
-
-/*
  * The lag of a wake-up from a sleep that was all inserted delay is the
  * experiment's: G rises by it (account.c's wake_lag).  At 100%, A hits at
  * 1 and 2 ms (G 2 ms).  B (CPU 1) and C (CPU 2) block at 0.9 ms and are
@@ -1397,7 +1351,6 @@ main(void)
 	test_cpu_wait();
 	test_preemption();
 	test_revoke();
-	test_revoke_owing();
 	test_wake_lag();
 	test_dear_tick();
 	test_catch_up();

@@ -366,15 +366,9 @@ apply_switch(struct exp_engine *e, const struct wake_event *w)
 	 * record), and what ran between is unknown.
 	 */
 	if (c->since && w->time > c->since && w->waker_tid == c->cur) {
-		if (prev) {
-			uint64_t ran = w->time - c->since;
-			uint64_t gl = delay_global_at(&e->g, w->time);
-			uint64_t lo = delay_local_at(&prev->delay, w->time);
-
-			c->ours += ran;
-			if (gl > lo)
-				c->ours_owing += ran < gl - lo ? ran : gl - lo;
-		} else if (w->waker_tid > 0)
+		if (prev)
+			c->ours += w->time - c->since;
+		else if (w->waker_tid > 0)
 			c->others += w->time - c->since;
 	}
 	/* Leaving the CPU it took: no record lost between (cur). */
@@ -391,7 +385,6 @@ apply_switch(struct exp_engine *e, const struct wake_event *w)
 		prev->out_ns = w->time;
 		prev->out_cpu = w->cpu;
 		prev->out_ours = c->ours;
-		prev->out_owing = c->ours_owing;
 		pause_switched_out(e->pz, prev, w->time);
 		/* Still waiting for its switch in: it came unseen, from idle. */
 		if (prev->vsleep_woken_ns && e->idle_wakes >= WAKE_LAG_MIN_SEEN) {
@@ -431,18 +424,12 @@ apply_switch(struct exp_engine *e, const struct wake_event *w)
 	 * that credit put it ahead of the threads that took its turn, and
 	 * their successors inherited it: gt-crowd's G grew with every
 	 * thread's hits instead of one CPU's (0.43 predicted for 0.30).
-	 * Taken back as far as ours ran there meanwhile owing a delay
-	 * themselves (on another CPU than it left, all the time away), and
-	 * not below the holder.  One that ran at G (the hitter) went ahead
-	 * of it as the virtual speedup means: taken back as well, that kept
-	 * the threads beside a lone hitter owing and paused again and again
-	 * (kvstore's janitor, oversub's workers: 0.7 s of 5.1 s of pauses,
-	 * 5.5 s of 11.4 s, taken back; oversub's score at 50% read +0.31
-	 * for +0.34).
+	 * Taken back as far as ours ran there meanwhile (on another CPU
+	 * than it left, all the time away), and not below the holder.
 	 */
 	if (pending && next->out_ns && c->last_out > next->out_ns &&
 	    next->delay.local > holder_local) {
-		uint64_t busy = next->out_cpu == w->cpu ? c->ours_owing - next->out_owing :
+		uint64_t busy = next->out_cpu == w->cpu ? c->ours - next->out_ours :
 			        w->time - next->out_ns;
 		uint64_t r = pending < busy ? pending : busy;
 

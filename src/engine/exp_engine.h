@@ -134,7 +134,6 @@ struct exp_engine {
 struct exp_cpu {
 	uint64_t since;		/* its last switch, 0: none seen */
 	uint64_t ours, others;	/* ns it ran our threads, other tasks (not idle) */
-	uint64_t ours_owing;	/* ns of ours that owed a delay as they ran */
 	uint64_t ours0, others0;	/* at the last exp_update_cpu_scale */
 	pid_t last_tid;		/* the last of our threads to leave it, 0: none */
 	uint64_t last_out;	/* when */

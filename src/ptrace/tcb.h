@@ -110,7 +110,7 @@ struct tcb {
 	/* Woken then from a sleep that was all inserted delay (0: not; account.c). */
 	uint64_t vsleep_woken_ns;
 	/* Its last switch out: when, from which CPU, that CPU's time on ours then. */
-	uint64_t out_ns, out_ours, out_owing;
+	uint64_t out_ns, out_ours;
 	int out_cpu;
 	/* CPUs 0-63 it may run on, read at each experiment's start; 0: unknown. */
 	uint64_t cpus;

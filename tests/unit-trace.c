@@ -587,9 +587,9 @@ test_dispatch_detach_lost(void)
 /*
  * trace_detach_all() lets each thread held in a stop go through the same
  * detach as a stop's (trace_detach_stopped), passing on the signal it was
- * held with; a thread a SIGKILL took out of its stop is kept if it still
- * runs (and, not stopping here, given up on after the patience: dropped,
- * the kernel lets it go as causaltop exits), counted as exited if gone.
+ * held with; a thread a SIGKILL took out of its stop and gone since is
+ * counted as exited, not detached (one that still runs is kept:
+ * test_dispatch_detach_lost).
  */
 static void
 test_detach_all_stopped(void)

@@ -22,7 +22,14 @@
  *    SIGKILL took it out of its stop (test_dispatch_detach_lost);
  *  - trace_detach_all() detaches the threads held in a stop through the
  *    same trace_detach_stopped(), the signal passed on, a gone one counted
- *    as exited (test_detach_all_stopped).
+ *    as exited (test_detach_all_stopped);
+ *  - a SIGTRAP with no cause at one of the thread's breakpoint counters is
+ *    dropped and counted, every other SIGTRAP passed on: another code, an
+ *    address with no counter, an ICEBP of the program's just before it, a
+ *    thread with no counters (test_dispatch_stray_trap).  Whether a
+ *    counter sits at the address is perf/probe.c's to say, on a real
+ *    thread's counters: the link wraps probe_thread_bp_at() (Makefile.am,
+ *    --wrap), and the fake answers for one address.
  *
  * Mutations each test was seen to fail against (then restored):
  *  - test_decode: is_stop_signal() without SIGTTOU; PTRACE_EVENT_VFORK
@@ -37,7 +44,9 @@
  *    PTRACE_DETACH failed with ESRCH, as it did before (the thread stayed
  *    traced, held its process unreaped, and causaltop waited forever);
  *  - test_detach_all_stopped: detach.c passing 0 instead of the held
- *    signal; a gone thread counted as detached.
+ *    signal; a gone thread counted as detached;
+ *  - test_dispatch_stray_trap: the si_code test left out; the ICEBP test
+ *    left out; the address test left out.
  */
 #include "config.h"
 #include <errno.h>
@@ -54,6 +63,7 @@
 #include <unistd.h>
 #include "app/session.h"
 #include "perf/drain.h"
+#include "perf/probe.h"
 #include "perf/progress.h"
 #include "ptrace/tcb.h"
 #include "ptrace/trace.h"
@@ -80,6 +90,8 @@ static size_t ncalls;
 static unsigned long eventmsg;		/* PTRACE_GETEVENTMSG's answer */
 static bool detach_esrch;		/* PTRACE_DETACH fails with ESRCH */
 static char thread_state;		/* /proc/TID/stat's state; 0: gone */
+static siginfo_t siginfo;		/* PTRACE_GETSIGINFO's answer */
+static long peek_word;			/* PTRACE_PEEKTEXT's answer */
 static struct drain {
 	const struct sampler_ring *only;
 	enum drain_why why;
@@ -101,6 +113,12 @@ f_ptrace(int req, pid_t tid, void *addr, void *data)
 		};
 	if (req == PTRACE_GETEVENTMSG)
 		*(unsigned long *) data = eventmsg;
+	if (req == PTRACE_GETSIGINFO)
+		*(siginfo_t *) data = siginfo;
+	if (req == PTRACE_PEEKTEXT) {
+		errno = 0;
+		return peek_word;
+	}
 	if (req == PTRACE_DETACH && detach_esrch) {
 		errno = ESRCH;
 		return -1;
@@ -627,6 +645,79 @@ test_detach_all_stopped(void)
 	teardown();
 }
 
+/* The counters of one thread, faked: a breakpoint at BP_ADDR only. */
+#define BP_ADDR 0x401000UL
+static int fake_counters;
+
+bool __wrap_probe_thread_bp_at(const struct probe_thread *thread, uint64_t addr);
+
+bool
+__wrap_probe_thread_bp_at(const struct probe_thread *thread, uint64_t addr)
+{
+	return thread == (const struct probe_thread *) &fake_counters && addr == BP_ADDR;
+}
+
+/* A SIGTRAP stop of T0 + 1 with this siginfo; the signal it goes on with. */
+static long
+trap(int code, uintptr_t addr, long word, bool counters)
+{
+	struct tcb *t;
+	long sig = -1;
+
+	setup();
+	t = thread(T0 + 1);
+	t->probe = counters ? (struct probe_thread *) &fake_counters : NULL;
+	siginfo = (siginfo_t) { .si_signo = SIGTRAP, .si_code = code };
+	siginfo.si_addr = (void *) addr;
+	peek_word = word;
+	handle(T0 + 1, STOPPED(SIGTRAP, 0));
+	if (ncalls && calls[ncalls - 1].req == PTRACE_CONT && calls[ncalls - 1].tid == T0 + 1)
+		sig = calls[ncalls - 1].data;
+	t->probe = NULL;
+	return sig;
+}
+
+/*
+ * The debug exceptions a KVM guest raised with no cause at our
+ * breakpoints (trace.c, stray_trap) are dropped, and only they: the
+ * thread resumes at the breakpoint, which then fires and counts.
+ */
+static void
+test_dispatch_stray_trap(void)
+{
+	long sig;
+
+	sig = trap(TRAP_BRKPT, BP_ADDR, 0x9090909090909090L, true);
+	CHECK(sig == 0 && S.threads.stray_traps == 1,
+	      "no cause, at a counter: dropped (signal %ld), counted (%" PRIu64 ")", sig,
+	      S.threads.stray_traps);
+	CHECK(ncalls == 3 && calls[0].req == PTRACE_GETSIGINFO &&
+	      calls[1].req == PTRACE_PEEKTEXT && calls[1].tid == T0 + 1,
+	      "the siginfo, then the byte before: %zu calls", ncalls);
+	teardown();
+
+	sig = trap(TRAP_BRKPT, BP_ADDR, 0x90909090909090f1L, true);
+	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
+	      "an ICEBP just before it, the program's: passed on (signal %ld)", sig);
+	teardown();
+
+	sig = trap(TRAP_BRKPT, BP_ADDR + 1, 0x9090909090909090L, true);
+	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
+	      "no counter at the address: passed on (signal %ld)", sig);
+	teardown();
+
+	sig = trap(SI_USER, BP_ADDR, 0x9090909090909090L, true);
+	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
+	      "sent by kill(): passed on (signal %ld)", sig);
+	teardown();
+
+	sig = trap(TRAP_BRKPT, BP_ADDR, 0x9090909090909090L, false);
+	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0 && ncalls == 1,
+	      "a thread with no counters: passed on (signal %ld), siginfo not read (%zu calls)",
+	      sig, ncalls);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -641,6 +732,7 @@ main(void)
 	test_dispatch_death();
 	test_dispatch_detach_lost();
 	test_detach_all_stopped();
+	test_dispatch_stray_trap();
 	thread_stats_free_all();
 	if (!failures)
 		printf("unit-trace: all checks passed\n");

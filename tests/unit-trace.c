@@ -687,7 +687,7 @@ test_dispatch_stray_trap(void)
 {
 	long sig;
 
-	sig = trap(TRAP_BRKPT, BP_ADDR, 0x9090909090909090L, true);
+	sig = trap(TRAP_BRKPT, BP_ADDR, 0x90L, true);
 	CHECK(sig == 0 && S.threads.stray_traps == 1,
 	      "no cause, at a counter: dropped (signal %ld), counted (%" PRIu64 ")", sig,
 	      S.threads.stray_traps);
@@ -696,22 +696,22 @@ test_dispatch_stray_trap(void)
 	      "the siginfo, then the byte before: %zu calls", ncalls);
 	teardown();
 
-	sig = trap(TRAP_BRKPT, BP_ADDR, 0x90909090909090f1L, true);
+	sig = trap(TRAP_BRKPT, BP_ADDR, 0xf1L, true);
 	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
 	      "an ICEBP just before it, the program's: passed on (signal %ld)", sig);
 	teardown();
 
-	sig = trap(TRAP_BRKPT, BP_ADDR + 1, 0x9090909090909090L, true);
+	sig = trap(TRAP_BRKPT, BP_ADDR + 1, 0x90L, true);
 	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
 	      "no counter at the address: passed on (signal %ld)", sig);
 	teardown();
 
-	sig = trap(SI_USER, BP_ADDR, 0x9090909090909090L, true);
+	sig = trap(SI_USER, BP_ADDR, 0x90L, true);
 	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
 	      "sent by kill(): passed on (signal %ld)", sig);
 	teardown();
 
-	sig = trap(TRAP_BRKPT, BP_ADDR, 0x9090909090909090L, false);
+	sig = trap(TRAP_BRKPT, BP_ADDR, 0x90L, false);
 	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0 && ncalls == 1,
 	      "a thread with no counters: passed on (signal %ld), siginfo not read (%zu calls)",
 	      sig, ncalls);

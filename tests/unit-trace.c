@@ -685,6 +685,21 @@ trap(int code, uintptr_t addr, long word, bool counters)
 static void
 test_dispatch_stray_trap(void)
 {
+	/* Every other SIGTRAP: calls, when not 0, the ptrace calls it takes. */
+	static const struct {
+		int code;
+		uintptr_t addr;
+		long word;
+		bool counters;
+		size_t calls;
+		const char *what;
+	} passed[] = {
+		{ TRAP_BRKPT, BP_ADDR, 0xf1, true, 0, "an ICEBP just before it, the program's" },
+		{ TRAP_BRKPT, BP_ADDR + 1, 0x90, true, 0, "no counter at the address" },
+		{ SI_USER, BP_ADDR, 0x90, true, 0, "sent by kill()" },
+		{ TRAP_BRKPT, BP_ADDR, 0x90, false, 1,
+		  "a thread with no counters (siginfo not read)" },
+	};
 	long sig;
 
 	sig = trap(TRAP_BRKPT, BP_ADDR, 0x90L, true);
@@ -696,26 +711,13 @@ test_dispatch_stray_trap(void)
 	      "the siginfo, then the byte before: %zu calls", ncalls);
 	teardown();
 
-	sig = trap(TRAP_BRKPT, BP_ADDR, 0xf1L, true);
-	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
-	      "an ICEBP just before it, the program's: passed on (signal %ld)", sig);
-	teardown();
-
-	sig = trap(TRAP_BRKPT, BP_ADDR + 1, 0x90L, true);
-	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
-	      "no counter at the address: passed on (signal %ld)", sig);
-	teardown();
-
-	sig = trap(SI_USER, BP_ADDR, 0x90L, true);
-	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0,
-	      "sent by kill(): passed on (signal %ld)", sig);
-	teardown();
-
-	sig = trap(TRAP_BRKPT, BP_ADDR, 0x90L, false);
-	CHECK(sig == SIGTRAP && S.threads.stray_traps == 0 && ncalls == 1,
-	      "a thread with no counters: passed on (signal %ld), siginfo not read (%zu calls)",
-	      sig, ncalls);
-	teardown();
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++) {
+		sig = trap(passed[i].code, passed[i].addr, passed[i].word, passed[i].counters);
+		CHECK(sig == SIGTRAP && S.threads.stray_traps == 0 &&
+		      (!passed[i].calls || ncalls == passed[i].calls),
+		      "%s: passed on (signal %ld, %zu calls)", passed[i].what, sig, ncalls);
+		teardown();
+	}
 }
 
 int

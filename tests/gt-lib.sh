@@ -116,6 +116,21 @@ gt_quiet() {
 	done
 }
 
+# gt_steal_at: "SECONDS STEAL_MS" now: the monotonic clock and the host's
+# steal time so far, all CPUs (/proc/stat's cpu line, 8th figure, in
+# ticks): what other guests of the hypervisor took from this one.
+gt_steal_at() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" && NF >= 9 { s = $9 * 1000 / hz; exit }
+		END { getline t < "/proc/uptime"; split(t, u, " "); print u[1], s + 0 }' /proc/stat
+}
+
+# gt_steal_pct "T0 S0" "T1 S1": steal between two gt_steal_at readings,
+# in percent of every CPU's time.
+gt_steal_pct() {
+	echo "$1 $2" | awk -v n="$(grep -c '^cpu[0-9]' /proc/stat)" '{ d = $3 - $1
+		printf "%.1f\n", (d > 0 && n > 0) ? ($4 - $2) / 10 / d / n : 0 }'
+}
+
 # gt_line PROG NAME: the line of the GT:NAME marker in PROG's source
 # (tests/, or bench/ for the realistic workloads).
 gt_line() {
@@ -208,9 +223,9 @@ gt_verdict() {
 # bench/validate --collect-gt (README's tables come from these): fields
 # are tab-separated KEY=VALUE, pairs as base_us:knob_us,...
 gt_record() {
-	printf 'gt-record\tprog=%s\tline=%s\tpct=%s\twargs=%s\targs=%s\tpred=%s\tlo=%s\thi=%s\tn_exp=%s\treal=%s\tverdict=%s\txfail=%s\tlimit=%s\tsample_us=%s\tpairs=%s' \
+	printf 'gt-record\tprog=%s\tline=%s\tpct=%s\twargs=%s\targs=%s\tpred=%s\tlo=%s\thi=%s\tn_exp=%s\treal=%s\tverdict=%s\txfail=%s\tlimit=%s\tsample_us=%s\tsteal_pred_pct=%s\tsteal_real_pct=%s\tpairs=%s' \
 		"$_p" "$_n" "$_pct" "$_wargs" "${GT_CT_ARGS-}" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" \
-		"${1%% *}" "$_xfail" "$_limit" "$gt_sample_us" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
+		"${1%% *}" "$_xfail" "$_limit" "$gt_sample_us" "$_steal_pred" "$_steal_real" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
 }
 
 # gt_check [--xfail REASON | --limit[-dear] LOW[,HIGH] REASON] PROG NAME PCT ITEMS [ARGS...]:
@@ -271,10 +286,21 @@ gt_check() {
 	_base=$_p-$_n-$_pct${GT_CT_ARGS:+-$(echo "$GT_CT_ARGS" | tr -c 'a-z0-9\n' _)}
 	: > "$_base.pairs"
 	_half=$((GT_PAIRS / 2))
+	# The host's steal time on each side, for the log: a neighbour's
+	# load during one side and not the other moves the comparison.
+	_s0=$(gt_steal_at)
 	gt_real_pairs "$_p" "$_n" "$_pct" "$_half" "$@"
+	_s1=$(gt_steal_at)
 	_ok=1
 	gt_predict "$_p" "$_n" "$_pct" -n "$_items" "$@" || _ok=0
+	_s2=$(gt_steal_at)
 	gt_real_pairs "$_p" "$_n" "$_pct" $((GT_PAIRS - _half)) "$@"
+	_s3=$(gt_steal_at)
+	_steal_pred=$(gt_steal_pct "$_s1" "$_s2")
+	# Both halves of the truth, their times summed.
+	_steal_real=$(echo "$_s0 $_s1 $_s2 $_s3" | awk -v n="$(grep -c '^cpu[0-9]' /proc/stat)" '{
+		d = ($3 - $1) + ($7 - $5); s = ($4 - $2) + ($8 - $6)
+		printf "%.1f\n", (d > 0 && n > 0) ? s / 10 / d / n : 0 }')
 	set -- $(gt_pooled "$_base.pairs")
 	real=$1 real_n=$2 real_q1=$3 real_q3=$4
 	if [ "$_ok" = 0 ]; then
@@ -303,6 +329,7 @@ gt_check() {
 	fi
 	gt_tap "$_st" "$_dir" "$_desc: $_fig: $_v" \
 		"pairs (base_us knob_us): $(tr '\n' ';' < "$_base.pairs")" \
+		"host steal time: ${_steal_pred}% of the CPUs during the prediction, ${_steal_real}% during the real runs" \
 		"$(grep -E '^(Experiments|Supervisor)' "$_base.err" | tr '\n' ' ')" \
 		"$(gt_record "$_v")"
 	return 0

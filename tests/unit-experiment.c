@@ -118,6 +118,17 @@ f_drain(struct session *s)
 	n_in_rings = 0;
 }
 
+/* The host's steal time: what f_steal says, unless steal_unknown. */
+static uint64_t fake_steal;
+static bool steal_unknown;
+
+static bool
+f_steal(uint64_t *ns)
+{
+	*ns = fake_steal;
+	return !steal_unknown;
+}
+
 static const struct exp_sys_ops fake_sys = {
 	.now = fake_clock,
 	.cpus_online = f_cpus_online,
@@ -127,6 +138,7 @@ static const struct exp_sys_ops fake_sys = {
 	.syscall = f_syscall,
 	.affinity = f_affinity,
 	.drain = f_drain,
+	.steal = f_steal,
 	.pause = &fake_pause_sys,
 };
 
@@ -170,6 +182,8 @@ setup(struct setup c)
 	line_a->samples = 100;
 	fake_cpus = c.cpus ? c.cpus : 4;
 	fake_now = 100 * MS;
+	fake_steal = 1000 * MS;
+	steal_unknown = false;
 	drains = 0;
 	n_in_rings = 0;
 	E = S.exp = exp_new(&S, &cfg, &fake_sys);
@@ -1143,6 +1157,81 @@ test_records(void)
 }
 
 /*
+ * The host's steal time, read at each experiment's start and end: kept
+ * in its record, summed over the experiments where both reads worked;
+ * an experiment is disturbed past 10% of its CPUs' time and 20 ms.
+ */
+static void
+test_steal(void)
+{
+	/* Steal during each experiment, ms; -1: the end's read fails. */
+	static const int during[] = { 0, 10, 30, -1, 0 };
+	const struct exp_record *r;
+	struct exp_summary sm;
+	size_t n;
+
+	setup((struct setup) { .pct = -1, .line = "a.c:10" });	/* 4 CPUs */
+	thread(0);
+	for (size_t i = 0; i < sizeof(during) / sizeof(during[0]); i++) {
+		pt->count += 10;
+		tick(fake_now);
+		pt->count += 10;
+		/* Before the hits end and after: both count. */
+		fake_steal += during[i] > 0 ? during[i] / 2 * MS : 0;
+		tick(fake_now + 20 * MS);
+		fake_steal += during[i] > 0 ? (during[i] - during[i] / 2) * MS : 0;
+		steal_unknown = during[i] < 0;
+		tick(fake_now + 1 * MS);
+		steal_unknown = false;
+		/* In the cool-off, between experiments: nobody's. */
+		fake_steal += 500 * MS;
+		tick(fake_now + COOLOFF_NS);	/* the next one starts */
+	}
+	r = records(&n);
+	CHECK(n == 5, "%zu records", n);
+	for (size_t i = 0; i < n && i < 5; i++) {
+		bool known = during[i] >= 0;
+
+		CHECK(r[i].steal_known == known &&
+		      (!known || r[i].steal_ns == (uint64_t) during[i] * MS),
+		      "experiment %zu: steal %s %llu ns, want %d ms", i,
+		      r[i].steal_known ? "known" : "unknown", ull(r[i].steal_ns), during[i]);
+	}
+	sm = summary();
+	/* 10 ms of 21 ms x 4 CPUs is 12% but one tick; 30 ms is 36%. */
+	CHECK(sm.steal_known && sm.steal_ns == 40 * MS && sm.steal_wall_ns == 4 * 21 * MS &&
+	      sm.steal_disturbed == 1 && sm.ncpus == 4,
+	      "summary: steal %llu ns over %llu ns, %u disturbed, %u CPUs", ull(sm.steal_ns),
+	      ull(sm.steal_wall_ns), sm.steal_disturbed, sm.ncpus);
+	CHECK(exp_steal_worrying(&sm), "a disturbed experiment is worth a warning");
+	sm.steal_disturbed = 0;
+	/* 40 ms of 336: 11.9% */
+	CHECK(exp_steal_pct(&sm) > 11.9 && exp_steal_pct(&sm) < 11.91 && exp_steal_worrying(&sm),
+	      "%.2f%% of the CPUs' time is worth a warning", exp_steal_pct(&sm));
+	sm.steal_ns = 16 * MS;		/* 4.76% */
+	CHECK(!exp_steal_worrying(&sm), "%.2f%%, none disturbed: no warning", exp_steal_pct(&sm));
+	sm.steal_ns = 17 * MS;		/* 5.06% */
+	CHECK(exp_steal_worrying(&sm), "%.2f%%: a warning", exp_steal_pct(&sm));
+	teardown();
+
+	/* Never readable: nothing said. */
+	setup((struct setup) { .pct = -1, .line = "a.c:10" });
+	thread(0);
+	steal_unknown = true;
+	pt->count += 10;
+	tick(fake_now);
+	pt->count += 10;
+	tick(fake_now + 20 * MS);
+	tick(fake_now + 1 * MS);
+	r = records(&n);
+	sm = summary();
+	CHECK(n == 1 && !r[0].steal_known && !sm.steal_known && sm.steal_ns == 0 &&
+	      exp_steal_pct(&sm) == 0 && !exp_steal_worrying(&sm),
+	      "unreadable: %zu records, known %d/%d", n, n ? r[0].steal_known : -1, sm.steal_known);
+	teardown();
+}
+
+/*
  * Scheduling: without --fixed-speedup each turn is a baseline and two
  * levels from the cycle 25, 50, 10, 100...; --fixed-line FILE:LINE names
  * a path suffix that is a whole component ("a.c" is not "data.c"'s);
@@ -1359,6 +1448,7 @@ main(void)
 	test_syscall_mode();
 	test_life_cycle();
 	test_records();
+	test_steal();
 	test_schedule();
 	test_toward_answer();
 	test_steering();

@@ -65,6 +65,29 @@ slowdown_1ms(void)
 	return 100.0 * d[PAIRS / 2] / off[PAIRS / 2];
 }
 
+/* /proc/stat's first line: the 8th figure, in ticks of 1/hz s. */
+static void
+test_steal(void)
+{
+	uint64_t ns = 7;
+
+	CHECK(hostcost_parse_steal("cpu  8420453 4399 555550 5431197 9182 0 46948 13687 0 0\n"
+				   "cpu0 4416148 2260 242901 2547544 562 0 26981 6241 0 0\n", 100, &ns) &&
+	      ns == 136870000000ULL, "steal %llu ns, want 136.87 s", (unsigned long long) ns);
+	CHECK(hostcost_parse_steal("cpu 1 2 3 4 5 6 7 3\n", 1000, &ns) && ns == 3000000,
+	      "at 1000 Hz: %llu ns", (unsigned long long) ns);
+	CHECK(hostcost_parse_steal("cpu 1 2 3 4 5 6 7 1536\n", 1024, &ns) && ns == 1500000000,
+	      "at 1024 Hz: %llu ns", (unsigned long long) ns);
+	CHECK(hostcost_parse_steal("cpu 1 2 3 4 5 6 7 1099511627776\n", 100, &ns) &&
+	      ns == 10995116277760000000ULL, "2^40 ticks: %llu ns", (unsigned long long) ns);
+	ns = 7;
+	CHECK(!hostcost_parse_steal("cpu  1 2 3 4 5 6 7\n", 100, &ns) && ns == 7,
+	      "no steal figure (before 2.6.11): not read");
+	CHECK(!hostcost_parse_steal("cpu0 1 2 3 4 5 6 7 8\n", 100, &ns), "not the sum line");
+	CHECK(!hostcost_parse_steal("", 100, &ns), "empty");
+	CHECK(!hostcost_parse_steal("cpu 1 2 3 4 5 6 7 8\n", 0, &ns), "no tick rate");
+}
+
 int
 main(void)
 {
@@ -75,6 +98,7 @@ main(void)
 	CHECK(hostcost_period_ns(HOSTCOST_SAMPLE_DEAR_NS - 1) == 1000000, "just below: 1 ms");
 	CHECK(hostcost_period_ns(HOSTCOST_SAMPLE_DEAR_NS) == 2000000, "dear: 2 ms");
 	CHECK(hostcost_period_ns(500000) == 2000000, "very dear: still 2 ms");
+	test_steal();
 
 	/*
 	 * causaltop measures at its real-time priority, where no other task

@@ -497,8 +497,33 @@ write_summary(struct session *s, FILE *f)
 			fprintf(f, " (the first %" PRIu64 " preemptions: %" PRIu64 ".%" PRIu64
 			       " us each)", sm.first_steals, sm.first_steal_ns / 1000,
 			       sm.first_steal_ns % 1000 / 100);
+		if (sm.steal_known)
+			fprintf(f, "; steal time %.1f ms (%.1f%% of the CPUs' time in experiments,"
+			       " %u experiments over %u%%)", sm.steal_ns / 1e6,
+			       exp_steal_pct(&sm), sm.steal_disturbed, EXP_STEAL_DISTURBED_PCT);
 		fprintf(f, "\n");
 	}
+}
+
+/*
+ * Steal time that moved the program's speed (exp_steal_worrying): said
+ * even without -v, as perf says it lost samples, so that the user can
+ * profile again on a quieter host.
+ */
+static void
+warn_steal(struct session *s)
+{
+	struct exp_summary sm;
+
+	if (!s->exp)
+		return;
+	exp_summary(s->exp, clock_now_ns(), &sm);
+	if (!exp_steal_worrying(&sm))
+		return;
+	error_msg("warning: the hypervisor took %.1f%% of the CPUs' time during the experiments"
+		  " (steal time), %u of %u experiments over %u%%: other guests' load moved the"
+		  " program's speed; predictions may be off", exp_steal_pct(&sm), sm.steal_disturbed,
+		  sm.done, EXP_STEAL_DISTURBED_PCT);
 }
 
 /* Batch mode's end: the report (-q: none), then the profiles. */
@@ -513,6 +538,7 @@ write_report(struct session *s)
 		report_waits(s, s->report);
 		fflush(s->report);
 	}
+	warn_steal(s);
 	if (save_profiles(s))
 		s->save_failed = true;
 }
@@ -616,6 +642,7 @@ finish_tui(struct session *s, struct tui *t, int *timer_fds, size_t ntimers)
 	tui_close(t);
 	the_tui = NULL;
 	logcap_stop(s->logcap);
+	warn_steal(s);
 	/* What batch mode would print, without the profile it wrote already. */
 	if (s->report) {
 		if (s->exp)

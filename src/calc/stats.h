@@ -44,6 +44,8 @@ struct exp_record {
 	uint64_t wall_ns;	/* wall time of the experiment */
 	uint64_t delay_ns;	/* delay inserted (global delay growth) */
 	uint64_t selected_samples; /* samples that hit the target */
+	bool steal_known;	/* steal_ns was measured */
+	uint64_t steal_ns;	/* CPU time the hypervisor took meanwhile (all CPUs) */
 	size_t npoints;
 	struct exp_point *points;	/* owned by the record once added */
 };

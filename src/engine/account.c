@@ -21,6 +21,7 @@
 #include "engine/exp_engine.h"
 #include "engine/experiment.h"
 #include "perf/drain.h"
+#include "perf/hostcost.h"
 #include "perf/wake.h"
 #include "ptrace/pause.h"
 #include "ptrace/tcb.h"
@@ -945,5 +946,6 @@ const struct exp_sys_ops exp_sys_real = {
 	.syscall = real_syscall,
 	.affinity = real_affinity,
 	.drain = real_drain,
+	.steal = hostcost_steal_ns,
 	.pause = &pause_sys_real,
 };

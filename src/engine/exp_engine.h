@@ -126,6 +126,12 @@ struct exp_engine {
 	uint64_t idle_wakes, idle_wake_ns;
 	/* Lags of sleeps that were all delay, credited (some the mean of the above). */
 	uint64_t wake_lags, wake_lag_ns, wake_lags_guessed;
+	/* The host's steal time: at the experiment's start, and summed. */
+	bool steal_ok;		/* steal0 was read */
+	uint64_t steal0;
+	bool steal_known;	/* some experiment's was read */
+	uint64_t steal_total, steal_wall;
+	unsigned steal_disturbed;
 
 	struct exp_steer steer;
 };

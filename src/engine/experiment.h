@@ -66,6 +66,8 @@ struct exp_sys_ops {
 	uint64_t (*affinity)(struct tcb *, unsigned ncpus);
 	/* Read the rings now (drain_rings, DRAIN_CATCH_UP): hits and wake-ups come back. */
 	void (*drain)(struct session *);
+	/* The host's steal time so far, all CPUs, ns (perf/hostcost.h); may be NULL. */
+	bool (*steal)(uint64_t *ns);
 	/* The kernel under the pauses (ptrace/pause.h). */
 	const struct pause_sys_ops *pause;
 };
@@ -139,8 +141,34 @@ struct exp_summary {
 	 */
 	uint64_t wake_lags, wake_lag_ns, wake_lags_guessed;
 	uint64_t idle_wakes, idle_wake_ns;
+	/*
+	 * The hypervisor's steal time over the experiments where it was
+	 * read (steal_wall_ns of their wall time, on ncpus CPUs), and the
+	 * experiments that lost more than EXP_STEAL_DISTURBED_PCT of their
+	 * CPUs' time to it.
+	 */
+	bool steal_known;
+	uint64_t steal_ns, steal_wall_ns;
+	unsigned steal_disturbed, ncpus;
 };
+/*
+ * An experiment that lost more than this share of its CPUs' time to
+ * steal, and at least EXP_STEAL_DISTURBED_MIN_NS: /proc/stat counts in
+ * ticks of 10 ms, of which one alone says little.
+ */
+#define EXP_STEAL_DISTURBED_PCT		10
+#define EXP_STEAL_DISTURBED_MIN_NS	20000000ULL
 void exp_summary(const struct exp_engine *, uint64_t now, struct exp_summary *);
+/*
+ * The steal time in percent of the experiments' CPU time (0 unknown),
+ * and whether it is worth a warning: 5% or more, or an experiment
+ * disturbed.  A neighbour on the host that takes the CPUs during some
+ * experiments and not others moves the program's speed between them,
+ * which the profile reads as effects of lines.
+ */
+#define EXP_STEAL_WARN_PCT	5
+double exp_steal_pct(const struct exp_summary *);
+bool exp_steal_worrying(const struct exp_summary *);
 /* TICK period wanted now: short while experiments run. */
 uint64_t exp_tick_ns(const struct exp_engine *);
 

@@ -457,6 +457,7 @@ try_start(struct exp_engine *e, uint64_t now)
 	read_affinity(e);
 	exp_forgive_all(e, now);
 	e->g_start = e->g.global;
+	e->steal_ok = e->sys->steal && e->sys->steal(&e->steal0);
 	e->start_ns = now;
 	e->hits_end_ns = UINT64_MAX;
 	e->end_ns = now + e->len_ns;
@@ -482,6 +483,7 @@ finish(struct exp_engine *e, uint64_t now)
 		.delay_ns = delay,
 		.selected_samples = e->selected,
 	};
+	uint64_t steal;
 
 	integrate(e, now);
 	debug_msg("exp: end at %" PRIu64 ": %" PRIu64 " us of hits, %" PRIu64 " us of draining",
@@ -493,6 +495,10 @@ finish(struct exp_engine *e, uint64_t now)
 	/* More delay than time: the accounting went wrong; keep nothing. */
 	if (delay >= wall)
 		return;
+	if (e->steal_ok && e->sys->steal(&steal) && steal >= e->steal0) {
+		r.steal_known = true;
+		r.steal_ns = steal - e->steal0;
+	}
 	r.npoints = e->npts < n ? e->npts : n;
 	r.points = xcalloc(r.npoints + 1, sizeof(*r.points));
 	for (size_t i = 0; i < r.npoints; i++) {
@@ -522,6 +528,13 @@ finish(struct exp_engine *e, uint64_t now)
 		e->baselines += e->pct == 0;
 		e->delay_total += delay;
 		e->wall_total += wall;
+		if (r.steal_known) {
+			e->steal_known = true;
+			e->steal_total += r.steal_ns;
+			e->steal_wall += wall;
+			e->steal_disturbed += r.steal_ns >= EXP_STEAL_DISTURBED_MIN_NS &&
+					      r.steal_ns * 100 > wall * e->ncpus * EXP_STEAL_DISTURBED_PCT;
+		}
 	}
 
 	/* Enough events per experiment for a period worth measuring. */
@@ -622,7 +635,26 @@ exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
 		.wake_lags_guessed = e->wake_lags_guessed,
 		.idle_wakes = e->idle_wakes,
 		.idle_wake_ns = e->idle_wake_ns,
+		.steal_known = e->steal_known,
+		.steal_ns = e->steal_total,
+		.steal_wall_ns = e->steal_wall,
+		.steal_disturbed = e->steal_disturbed,
+		.ncpus = e->ncpus,
 	};
+}
+
+double
+exp_steal_pct(const struct exp_summary *sm)
+{
+	double cpu = (double) sm->steal_wall_ns * (sm->ncpus ? sm->ncpus : 1);
+
+	return sm->steal_known && cpu > 0 ? 100.0 * (double) sm->steal_ns / cpu : 0;
+}
+
+bool
+exp_steal_worrying(const struct exp_summary *sm)
+{
+	return sm->steal_known && (exp_steal_pct(sm) >= EXP_STEAL_WARN_PCT || sm->steal_disturbed);
 }
 
 uint64_t

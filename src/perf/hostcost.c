@@ -1,4 +1,7 @@
 #include "config.h"
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "base/clock.h"
@@ -73,6 +76,39 @@ hostcost_sample_ns(uint64_t *cost_ns)
 	/* on = off + (on / period) samples x cost */
 	*cost_ns = on > off ? (on - off) * PROBE_PERIOD_NS / on : 0;
 	return true;
+}
+
+bool
+hostcost_parse_steal(const char *stat, long hz, uint64_t *ns)
+{
+	unsigned long long v[8], h = (unsigned long long) hz;
+
+	/* "cpu  user nice system idle iowait irq softirq steal ...": steal since 2.6.11. */
+	if (hz <= 0 || strncmp(stat, "cpu ", 4) ||
+	    sscanf(stat, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		return false;
+	/* Whole seconds, then the rest: exact, and no overflow. */
+	*ns = v[7] / h * 1000000000ULL + v[7] % h * 1000000000ULL / h;
+	return true;
+}
+
+bool
+hostcost_steal_ns(uint64_t *ns)
+{
+	/* The first line, and room to spare: the rest is never parsed. */
+	char buf[512];
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return hostcost_parse_steal(buf, sysconf(_SC_CLK_TCK), ns);
 }
 
 uint64_t

@@ -1,7 +1,8 @@
 /*
  * What the machine charges a sampled thread, measured on causaltop
  * itself before it samples anything: the default sampling period
- * follows from it.
+ * follows from it.  And what the host takes from the machine as a
+ * whole: its steal time.
  */
 #ifndef CT_HOSTCOST_H
 # define CT_HOSTCOST_H
@@ -30,6 +31,17 @@ bool hostcost_sample_ns(uint64_t *cost_ns);
  * where a sample is dear.
  */
 uint64_t hostcost_period_ns(uint64_t cost_ns);
+
+/*
+ * CPU time the hypervisor ran something else while this guest's CPUs
+ * had work (/proc/stat's steal, all CPUs summed), in ns, at 1/hz s
+ * resolution.  A causal profile compares the program's speed across
+ * experiments; a neighbour taking the CPUs during some of them moves
+ * that speed for reasons of its own.  False where it cannot be read.
+ */
+bool hostcost_steal_ns(uint64_t *ns);
+/* The same from the text of /proc/stat, its ticks at hz a second. */
+bool hostcost_parse_steal(const char *stat, long hz, uint64_t *ns);
 
 /* The probe's busy loop: the ns n of its steps took; how many last ~ns. */
 uint64_t hostcost_spin(uint64_t n);

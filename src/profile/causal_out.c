@@ -452,6 +452,10 @@ json_experiments(FILE *f, const struct lines_table *lt,
 		fprintf(f, ", \"duration_ns\": %lld, \"selected_samples\": ",
 			(long long) (r[i].wall_ns - r[i].delay_ns));
 		json_u64(f, r[i].selected_samples);
+		if (r[i].steal_known) {
+			fputs(", \"steal_ns\": ", f);
+			json_u64(f, r[i].steal_ns);
+		}
 		fputs(",\n     \"points\": [", f);
 		for (size_t k = 0; k < r[i].npoints; k++) {
 			const struct exp_point *p = &r[i].points[k];

@@ -369,6 +369,11 @@ main(int argc, char **argv)
 	m.samples_in_trap = 320;
 	snap("lines-traps-80x24", &m, &v, 24, 80, true, false);
 	m.samples_in_trap = 0;
+	/* The host's other guests took the CPUs: the experiments' row says so. */
+	m.steal_pct = 7.4;
+	m.steal_warn = true;
+	snap("lines-steal-80x24", &m, &v, 24, 80, true, false);
+	m.steal_warn = false;
 	CHECK(view_row(&v, &m) == &rows[0], "the top row is the first by impact");
 	/* Untouched, the selection stays on top when the ranking changes... */
 	rows[0].rank = 2;

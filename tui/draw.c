@@ -246,6 +246,12 @@ header(struct canvas *cv, const struct model *m, const struct view *v, int w)
 		} else {
 			meter(cv, 2, &x, w, "now", "-", R_DIM);
 		}
+		/* Other guests of the host moved the program's speed: before the
+		   steering, which the user knows of already. */
+		if (m->steal_warn) {
+			snprintf(a, sizeof(a), "%.1f%%", m->steal_pct);
+			meter(cv, 2, &x, w, "steal", a, R_WARN);
+		}
 		if (m->pinned)
 			meter(cv, 2, &x, w, "pinned", m->pin_what, R_MARK);
 		if (m->focus_lo != 0 || m->focus_hi != 100) {

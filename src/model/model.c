@@ -221,6 +221,8 @@ fill_experiments(struct model *m, struct session *s, uint64_t now)
 	m->exp_baselines = sm.baselines;
 	m->exp_rate = span ? sm.done / (span / 1e9) : 0;
 	m->delay_pct = span ? 100.0 * sm.delay_ns / span : 0;
+	m->steal_pct = exp_steal_pct(&sm);
+	m->steal_warn = exp_steal_worrying(&sm);
 	m->exp_running = (sm.line || sm.func) && !s->end_ns;
 	if (m->exp_running)
 		set_str(&p->exp_what, sm.func ? xstrdup(sm.func->name) :

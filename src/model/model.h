@@ -178,6 +178,10 @@ struct model {
 
 	/* causaltop's own cost. */
 	double delay_pct;	/* delay inserted, % of wall time */
+	/* The host's steal time, % of the CPUs' time in experiments, and
+	   whether it is worth a warning (exp_steal_worrying). */
+	double steal_pct;
+	bool steal_warn;
 	double cpu_pct;		/* supervisor CPU, over the last second */
 
 	struct model_point *points;

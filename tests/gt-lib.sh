@@ -145,11 +145,11 @@ gt_quiet() {
 }
 
 # gt_steal_at: "SECONDS STEAL_MS" now: the time since boot and the host's
-# steal time so far, all CPUs (/proc/stat's cpu line, 8th figure, in
-# ticks): what other guests of the hypervisor took from this one.
+# steal time so far, all CPUs (gt_stat's 8th figure, in ticks): what
+# other guests of the hypervisor took from this one.
 gt_steal_at() {
-	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" && NF >= 9 { s = $9 * 1000 / hz; exit }
-		END { getline t < "/proc/uptime"; split(t, u, " "); print u[1], s + 0 }' /proc/stat
+	{ gt_stat; cat /proc/uptime; } | awk -v hz="$(getconf CLK_TCK)" '
+		NR == 1 { s = $8 * 1000 / hz } NR == 2 { print $1, s + 0 }'
 }
 
 # gt_steal_pct FROM TO [FROM TO...]: the steal between pairs of

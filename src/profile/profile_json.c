@@ -470,10 +470,11 @@ read_experiment(struct jdoc *d, struct json_object *o, const char *path)
 	if ((rc = get_u64(d, o, path, "start_ns", true, &r.start_ns)) > 0 ||
 	    (rc = get_u64(d, o, path, "wall_ns", true, &r.wall_ns)) > 0 ||
 	    (rc = get_u64(d, o, path, "delay_ns", true, &r.delay_ns)) > 0 ||
-	    (rc = get_u64(d, o, path, "selected_samples", false, &r.selected_samples)) > 0 ||
-	    (rc = get_u64(d, o, path, "steal_ns", false, &r.steal_ns)) > 0)
+	    (rc = get_u64(d, o, path, "selected_samples", false, &r.selected_samples)) > 0)
 		return rc;
-	r.steal_known = rc == 0;	/* the last read, steal_ns, was there */
+	if ((rc = get_u64(d, o, path, "steal_ns", false, &r.steal_ns)) > 0)
+		return rc;
+	r.steal_known = rc == 0;
 	if ((rc = get_typed(d, o, path, "points", true, json_type_array, &pts)) > 0)
 		return rc;
 	r.npoints = json_object_array_length(pts);

@@ -7,6 +7,7 @@ set -u
 reps=$1
 : "${OUT:=/tmp/floor}"; mkdir -p "$OUT"
 fixed=$(cd "$(dirname "$0")/../owing-20261127" && pwd)/fixed.py
+pred=${fixed%/*}/pred.py
 cells=(
 	"/tmp/v/work pool pool.c:137 50"
 	"/tmp/v/work kvstore kvstore.c:130 50"
@@ -21,18 +22,7 @@ for r in $(seq "$reps"); do
 		for fl in 500 200; do
 			tag=$2-${3##*:}-$4-floor$fl-$r
 			CT_FLOOR_US=$fl WORK=$1 OUT=$OUT RATE=923 python3 "$fixed" "$2" "$3" "$4" 20 "$tag" > "$OUT/$tag.txt" 2>&1
-			python3 - "$OUT/$tag.txt" <<'PYEOF'
-import sys, re
-e = {}
-L = open(sys.argv[1]).read().splitlines()
-for l in L:
-    m = re.match(r'\s+lvl\s+(\d+) n (\d+) us/item wall ([\d.]+) delay ([\d.]+) eff ([\d.]+)', l)
-    if m: e[int(m.group(1))] = float(m.group(5))
-p = [re.search(r'pauses (\d+) held', l) for l in L]
-p = [m.group(1) for m in p if m]
-ks = sorted(e)
-print('%-34s pred %+.3f  pauses %s' % (L[0].split(':')[0], 1 - e[ks[-1]] / e[0] if len(ks) > 1 else float('nan'), p[0] if p else '?'), flush=True)
-PYEOF
+			python3 "$pred" "$OUT/$tag.txt" --pauses
 		done
 	done
 done

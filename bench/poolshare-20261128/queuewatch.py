@@ -6,37 +6,23 @@
 # sample is put in the experiment it fell in (CLOCK_MONOTONIC both) and
 # summed by level.  pool's threads in creation order: main, producer, 3
 # workers, monitor.
-import os, sys, time, struct, subprocess, collections, json, bisect
+import collections, os, struct, sys, time
+from procwatch import by_experiment, state, threads, var_addr
 pid, secs, prof = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
-exe = os.readlink('/proc/%d/exe' % pid)
-syms = {l.split()[2]: int(l.split()[0], 16) for l in subprocess.run(['nm', exe], capture_output=True, text=True).stdout.splitlines() if len(l.split()) == 3}
-base = None
-for l in open('/proc/%d/maps' % pid):
-    f = l.split()
-    if len(f) >= 6 and f[5] == exe and int(f[2], 16) == 0:
-        base = int(f[0].split('-')[0], 16); break
-tids = sorted(int(t) for t in os.listdir('/proc/%d/task' % pid))
+count = var_addr(pid, 'q_count')
+tids = threads(pid, 6)
 prod, workers, mon = tids[1], tids[2:5], tids[5]
 mem = os.open('/proc/%d/mem' % pid, os.O_RDONLY)
-def state(t):
-    try: return open('/proc/%d/task/%d/stat' % (pid, t)).read().rsplit(')', 1)[1].split()[0]
-    except OSError: return '?'
 smp = []
 t0 = time.time()
 while time.time() - t0 < secs:
-    try: qc = struct.unpack('I', os.pread(mem, 4, base + syms['q_count']))[0]
+    try: qc = struct.unpack('I', os.pread(mem, 4, count))[0]
     except OSError: break
-    smp.append((time.monotonic_ns(), qc, state(prod), state(mon), sum(state(w) == 'S' for w in workers)))
+    smp.append((time.monotonic_ns(), qc, state(pid, prod), state(pid, mon), sum(state(pid, w) == 'S' for w in workers)))
     time.sleep(0.005)
-while not os.path.exists(prof): time.sleep(0.5)
-time.sleep(1)
-e = sorted((x['start_ns'], x['start_ns'] + x['wall_ns'], x['speedup_pct']) for x in json.load(open(prof))['experiments'])
-st = [x[0] for x in e]
 agg = collections.defaultdict(collections.Counter)
-for t, qc, ps, ms, nb in smp:
-    i = bisect.bisect_right(st, t) - 1
-    if i < 0 or t >= e[i][1]: continue
-    a = agg[e[i][2]]
+for lv, (t, qc, ps, ms, nb) in by_experiment(smp, prof):
+    a = agg[lv]
     a['n'] += 1; a['empty'] += qc == 0; a['fill'] += qc; a['prod_t'] += ps == 't'; a['mon_t'] += ms == 't'
     a['blocked'] += nb; a['empty_prod_t'] += qc == 0 and ps == 't'
 for lv in sorted(agg):

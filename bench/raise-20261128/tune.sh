@@ -6,6 +6,7 @@ set -u
 reps=$1
 : "${OUT:=/tmp/raise}"; mkdir -p "$OUT"
 fixed=$(cd "$(dirname "$0")/../owing-20261127" && pwd)/fixed.py
+pred=${fixed%/*}/pred.py
 cells=(
 	"/work/main/tests gt-offpath gt-offpath.c:51 50"
 	"/work/main/tests gt-offpath gt-offpath.c:29 50"
@@ -22,16 +23,7 @@ for r in $(seq "$reps"); do
 			tag=$2-${3##*:}-$4-$mode-$r
 			if [ $mode = raise ]; then export CT_RAISE=1; else unset CT_RAISE; fi
 			WORK=$1 OUT=$OUT RATE=923 python3 "$fixed" "$2" "$3" "$4" 20 "$tag" > "$OUT/$tag.txt" 2>&1
-			python3 - "$OUT/$tag.txt" <<'PYEOF'
-import sys, re
-e = {}
-L = open(sys.argv[1]).read().splitlines()
-for l in L:
-    m = re.match(r'\s+lvl\s+(\d+) n (\d+) us/item wall ([\d.]+) delay ([\d.]+) eff ([\d.]+)', l)
-    if m: e[int(m.group(1))] = float(m.group(5))
-ks = sorted(e)
-print('%-36s pred %+.3f' % (L[0].split(':')[0], 1 - e[ks[-1]] / e[0] if len(ks) > 1 else float('nan')), flush=True)
-PYEOF
+			python3 "$pred" "$OUT/$tag.txt"
 		done
 	done
 done

@@ -8,6 +8,7 @@ set -u
 reps=$1; shift
 : "${OUT:=/tmp/rot}"; mkdir -p "$OUT"
 fixed=$(dirname "$0")/../owing-20261127/fixed.py
+pred=$(dirname "$0")/../owing-20261127/pred.py
 for r in $(seq "$reps"); do
 	set -- "$@"
 	args=("$@")
@@ -22,16 +23,7 @@ for r in $(seq "$reps"); do
 			cpus=$(for k in $(seq 15); do awk '{print $(NF-13)}' /proc/$pid/stat 2>/dev/null; sleep 1; done | sort | uniq -c | tr '\n' ' ')
 			wait
 			echo "$tag causaltop's CPU (count of 1 s looks, cpu): $cpus" >> "$OUT/$tag.txt"
-			python3 - "$OUT/$tag.txt" <<'PYEOF'
-import sys, re
-e = {}
-L = open(sys.argv[1]).read().splitlines()
-for l in L:
-    m = re.match(r'\s+lvl\s+(\d+) n (\d+) us/item wall ([\d.]+) delay ([\d.]+) eff ([\d.]+)', l)
-    if m: e[int(m.group(1))] = float(m.group(5))
-ks = sorted(e)
-print('%-40s pred %+.3f   %s' % (L[0].split(':')[0], 1 - e[ks[-1]] / e[0] if len(ks) > 1 else float('nan'), L[-1].split(': ', 1)[-1]))
-PYEOF
+			python3 "$pred" "$OUT/$tag.txt" --tail
 		done
 	done
 done

@@ -12,27 +12,33 @@ tests/gt-lib.sh decides).  Truth: each cell's pooled real speedup, as
 bench/validate --report computes it.  Diagnosis only: nothing is tuned
 on it."""
 import glob
-import json
+import importlib.machinery
+import importlib.util
+import os
 import statistics as st
 import sys
 
-paths = sys.argv[1:] or sorted(glob.glob('bench/validate-data/*.jsonl'))
-recs = [json.loads(ln) for p in paths for ln in open(p)]
+# bench/validate's loader and pooled truths, loaded as a module.
+_top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_loader = importlib.machinery.SourceFileLoader('validate', os.path.join(_top, 'bench', 'validate'))
+_spec = importlib.util.spec_from_loader('validate', _loader)
+bv = importlib.util.module_from_spec(_spec)
+_loader.exec_module(bv)
+
+paths = sys.argv[1:] or sorted(glob.glob(os.path.join(_top, 'bench', 'validate-data', '*.jsonl')))
+recs = bv.load(paths)
 metas = {r['run']: r for r in recs if r['kind'] == 'meta'}
 gt = {}
 for r in recs:
     if r['kind'] == 'gt' and r.get('sample_us'):
         gt.setdefault(r['run'], []).append(r['sample_us'])
 gt_runs = sorted((metas[k]['t'], k, st.median(v)) for k, v in gt.items() if k in metas)
-reals = {}
-for r in recs:
-    if r['kind'] == 'real':
-        reals.setdefault((r['prog'], r['line'], r['pct']), []).append(r)
-truth = {k: 1 - st.median(r['knob_us'] for r in v) / st.median(r['base_us'] for r in v)
-         for k, v in reals.items()}
+cells = bv.summarize(recs)
+truth = {k[1:]: c['real'] for k, c in cells.items()}
+sets = {k[1]: k[0] for k in cells}
 errs, proxy, own = {}, {}, set()
-for r in recs:
-    if r['kind'] != 'pred' or r['tool'] != 'causaltop' or r['est'] is None:
+for r in (p for c in cells.values() for p in c['preds'].get('causaltop', [])):
+    if r['est'] is None:
         continue
     k = (r['prog'], r['line'], r['pct'])
     cost = r.get('sample_us')
@@ -62,9 +68,6 @@ for k in sorted(errs):
     print('%-8s %-10s %+7.1f  %-26s %-26s' % (k[0], k[1], 100 * truth[k], *cols))
 # Per set and side: the mean absolute error over predictions and the
 # largest, as bench/validate's tables count them.
-sets = {}
-for m in metas.values():
-    sets.update(m.get('sets', {}))
 for s in ('tuning', 'validation'):
     for side in ('cheap', 'dear'):
         v = [e for k, d in errs.items() if sets.get(k[0]) == s for e in d.get(side, [])]

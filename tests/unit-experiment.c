@@ -773,6 +773,67 @@ test_wake_lag(void)
 }
 
 /*
+ * A sleep spent waiting on the waker's pause, not owed, is the
+ * experiment's (account.c's held_up): G rises by it.  At 50%, A hits at 1
+ * and 2 ms (G 1 ms); B owes 1 ms, is paused from 2.6 to 3.6 ms (say,
+ * holding a lock).  A blocks at 2.8 ms (on that lock) and B wakes it at
+ * 3.8 ms: 0.8 ms of A's sleep were B's pause, which A, at G, did not
+ * owe: G and A's local rise to 1.8 ms, B owes 0.8 ms more.  C, which owed
+ * B's 1 ms and slept through the same pause, waited for what it owed:
+ * nothing of its sleep is the experiment's.  Without context switches
+ * followed, the time A blocked is only bounded: nothing is counted.
+ */
+static void
+test_held_up(void)
+{
+	struct tcb *a, *b, *c;
+	uint64_t t0;
+	struct exp_summary sm;
+
+	for (int sw = 1; sw >= 0; sw--) {
+		setup((struct setup) { .pct = 50, .line = "a.c:10", .switches = sw });
+		a = thread(0);
+		b = thread(1);
+		c = thread(2);
+		t0 = start_level(50);
+		sample(c, t0 + 500 * US, false);
+		cpu_switch(2, c->tid, false, 0, t0 + 600 * US);
+		fake[2].state = 'S';
+		hit(a, t0 + 1 * MS);
+		hit(a, t0 + 2 * MS);
+		tick(t0 + 2500 * US);
+		CHECK(F(b)->interrupts == 1 && hold_of(b) == 1 * MS && F(c)->interrupts == 0,
+		      "B paused 1 ms: %llu", ull(hold_of(b)));
+		stop(b, t0 + 2600 * US);
+		cpu_switch(1, b->tid, false, 0, t0 + 2600 * US);
+		cpu_switch(0, a->tid, false, 0, t0 + 2800 * US);
+		fake[0].state = 'S';
+		timer(t0 + 3600 * US);
+		CHECK(b->delay.local == 1 * MS, "B paid %llu", ull(b->delay.local));
+		wake(c, b->tid, t0 + 3800 * US, false);
+		wake(a, b->tid, t0 + 3800 * US, false);
+		tick(t0 + 3900 * US);
+		sm = summary();
+		if (sw) {
+			CHECK(sm.held_ups == 1 && sm.held_up_ns == 800 * US,
+			      "%llu held up, %llu ns, want 1 and 0.8 ms", ull(sm.held_ups),
+			      ull(sm.held_up_ns));
+			CHECK(E->g.global == 1800 * US && a->delay.local == 1800 * US &&
+			      owed(b) == 800 * US && a->delay.hits == 2,
+			      "G %llu, A %llu, B owes %llu, want 1.8, 1.8 and 0.8 ms",
+			      ull(E->g.global), ull(a->delay.local), ull(owed(b)));
+		} else {
+			CHECK(sm.held_ups == 0 && E->g.global == 1 * MS && owed(b) == 0,
+			      "no switches: %llu held up, G %llu", ull(sm.held_ups),
+			      ull(E->g.global));
+		}
+		CHECK(c->delay.local <= 1 * MS, "C at %llu, beyond B's 1 ms",
+		      ull(c->delay.local));
+		teardown();
+	}
+}
+
+/*
  * The tick during experiments is 1 ms, and 2 ms once the first 200
  * preemptions by the supervisor cost 20 us or more each on average.
  */
@@ -1441,6 +1502,7 @@ main(void)
 	test_preemption();
 	test_revoke();
 	test_wake_lag();
+	test_held_up();
 	test_dear_tick();
 	test_catch_up();
 	test_crowded();

@@ -24,6 +24,8 @@
  *  - test_preemption: delay_lost() without its cap at the debt;
  *  - test_revoke: apply_switch() taking back all the time away, not what
  *    ours ran on the CPU;
+ *  - test_held_up: held_up() counting the whole hold, owed or not (C's
+ *    sleep counted too); held_up() counting nothing;
  *  - test_dear_tick: DEAR_STEAL_NS 21 us;
  *  - test_catch_up: exp_thread_new() without catch_up(), and
  *    exp_exit_pay() without it;

@@ -2,7 +2,7 @@
 # CT_HOLDWAIT A/B: one 20 s run each line, modes interleaved.
 cd /work/main
 export OUT=/tmp/hw/runs CT=${CT:-/tmp/hw/ct}
-F=bench/holdup-20261129/fixed.py
+F=bench/owing-20261127/fixed.py
 for rep in ${REPS:-1}; do
 for m in 0 1; do
   export CT_HOLDWAIT=$m

@@ -7,7 +7,7 @@
 # level the medians over experiments of the wall time, delay inserted,
 # effective time (wall - delay) and samples of the line, per item, and
 # causaltop's -v summary lines.  Binary: $CT (default /work/main/causaltop);
-# files: $OUT (default /tmp/cr).
+# files: $OUT (default /tmp/cr); more arguments for the program: $PARGS.
 # Usage: fixed.py PROG FILE:LINE PCT SECS TAG [causaltop options]
 import os, subprocess, sys, time, json, statistics as st
 OUT = os.environ.get('OUT', '/tmp/cr')
@@ -30,7 +30,7 @@ def ptime(pid):
 j = os.path.join(OUT, '%s.json' % tag)
 cmd = [os.environ.get('CT', '/work/main/causaltop'), '--no-tui', '-v', '--period=1', '--duration=%g' % secs,
        '--fixed-line=%s' % line, '--fixed-speedup=%s' % pct, '--json=' + j, *extra,
-       '--', os.path.join(os.environ.get('WORK', '/tmp/v/work'), prog), '-c', os.environ.get('RATE', '923'), '-n', '1000000000']
+       '--', os.path.join(os.environ.get('WORK', '/tmp/v/work'), prog), '-c', os.environ.get('RATE', '923'), '-n', '1000000000', *os.environ.get('PARGS', '').split()]
 c0 = cpustat(); t0 = time.time()
 p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(OUT, '%s.err' % tag), 'w'))
 tgt = None; ct = tt = 0

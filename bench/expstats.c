@@ -2,7 +2,9 @@
  * expstats: causaltop's statistics (src/calc/stats.c) over a list of causal
  * experiments, whichever profiler ran them.  bench/run feeds it the
  * experiments of causaltop's --json profiles and of Coz's profile.coz,
- * so that both tools' data go through the very same estimator.
+ * so that both tools' data go through the very same estimator, the
+ * model error (src/calc/stats.h) joined to both tools' intervals:
+ * measured on causaltop's checks, it is the one error estimate there is.
  *
  * Input, one experiment per line, in the order they ended, one progress
  * point (throughput):

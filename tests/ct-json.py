@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Read causaltop's --json profile for the tests (doc/profile-json.md).
 
-ct-json.py level FILE LOC PCT   est lo hi n_exp of target LOC (a suffix of
-                                its location) at level PCT, first point
+ct-json.py level FILE LOC PCT   est lo hi n_exp stat_lo stat_hi of target
+                                LOC (a suffix of its location) at level
+                                PCT, first point (stat_*: the statistical
+                                interval, without the model error)
 ct-json.py ranking FILE         one line per ranked target of the first
                                 measured point: rank location verdict
                                 impact lo hi samples_pct experiments
@@ -46,9 +48,10 @@ def main():
                 continue
             for lv in t["levels"]:
                 if lv["speedup_pct"] == pct:
-                    print(fmt(lv["est"]), fmt(lv["lo"]), fmt(lv["hi"]), lv["n_exp"])
+                    print(fmt(lv["est"]), fmt(lv["lo"]), fmt(lv["hi"]), lv["n_exp"],
+                          fmt(lv.get("stat_lo")), fmt(lv.get("stat_hi")))
                     return 0
-        print("nan nan nan 0")
+        print("nan nan nan 0 nan nan")
         return 1
     if what == "ranking":
         for t in r["targets"]:

@@ -176,7 +176,8 @@ gt_calibrate() {
 
 # gt_predict PROG NAME PCT ARGS...: causaltop's prediction for speeding
 # line NAME of PROG by PCT%, with GT_CT_ARGS as more causaltop options.
-# Sets pred, pred_lo, pred_hi, pred_n (pred "nan" without an estimate)
+# Sets pred, pred_lo, pred_hi, pred_n, pred_slo, pred_shi (the statistical
+# interval alone; pred "nan" without an estimate)
 # and _gt_err (why, if it failed); returns 1 if causaltop failed.
 gt_predict() {
 	_p=$1 _n=$2 _pct=$3
@@ -189,13 +190,13 @@ gt_predict() {
 		--json "$_base.json" -o "$_base.coz" -v -- "$(T "$_p")" "$@"
 	cp out "$_base.out"
 	cp err "$_base.err"
-	pred=nan pred_lo=nan pred_hi=nan pred_n=0
+	pred=nan pred_lo=nan pred_hi=nan pred_n=0 pred_slo=nan pred_shi=nan
 	if [ "$rc" != 0 ]; then
 		_gt_err="causaltop exit status $rc: $(tail -n 3 err | tr '\n' ' ')"
 		return 1
 	fi
 	set -- $(python3 "$srcdir/ct-json.py" level "$_base.json" "$_p.c:$_line" "$_pct")
-	pred=$1 pred_lo=$2 pred_hi=$3 pred_n=$4
+	pred=$1 pred_lo=$2 pred_hi=$3 pred_n=$4 pred_slo=$5 pred_shi=$6
 	return 0
 }
 
@@ -253,7 +254,7 @@ gt_verdict() {
 # are tab-separated KEY=VALUE, pairs as base_us:knob_us,...
 gt_record() {
 	printf 'gt-record\tprog=%s\tline=%s\tpct=%s\twargs=%s\targs=%s\tpred=%s\tlo=%s\thi=%s\tn_exp=%s\treal=%s\tverdict=%s\txfail=%s\tlimit=%s\tsample_us=%s\tsteal_pred_pct=%s\tsteal_real_pct=%s\tpairs=%s' \
-		"$_p" "$_n" "$_pct" "$_wargs" "${GT_CT_ARGS-}" "$pred" "$pred_lo" "$pred_hi" "$pred_n" "$real" \
+		"$_p" "$_n" "$_pct" "$_wargs" "${GT_CT_ARGS-}" "$pred" "$pred_lo" "$pred_hi" "$pred_slo" "$pred_shi" "$pred_n" "$real" \
 		"${1%% *}" "$_xfail" "$_limit" "$gt_sample_us" "$_steal_pred" "$_steal_real" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
 }
 

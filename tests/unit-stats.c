@@ -160,6 +160,9 @@ simulate(const struct sim *sim, const struct sim_target *targets, size_t ntarget
 {
 	struct stats *st = stats_new();
 
+	/* The simulation's truth is the virtual speedup itself: no model
+	 * error to join (test_model_error does). */
+	stats_set_model_error(st, 0, 0);
 	simulate_into(st, sim, targets, ntargets);
 	return st;
 }
@@ -175,6 +178,12 @@ static double
 curve_lin03(double s)
 {
 	return 0.3 * s;
+}
+
+static double
+curve_lin003(double s)
+{
+	return 0.03 * s;
 }
 
 static double
@@ -645,6 +654,86 @@ test_verdicts(void)
 	check(stats_curves(st, 0, &n) == cv, "curves are cached until the next add");
 	check(stats_baselines(st) > 100, "baselines counted (%zu)", stats_baselines(st));
 	stats_free(st);
+}
+
+/*
+ * The model error (stats.h): every level's and impact's interval joins
+ * it, the statistical one is kept beside, and the verdict reads the
+ * joined one.  A 3% line whose statistical interval excludes 0 is no
+ * finding when the method's own error is 2 points.  Fails if a level or
+ * the impact keeps its statistical interval, if the verdict reads it,
+ * or if a new model error is not seen by curves already computed.
+ */
+static void
+test_model_error(void)
+{
+	struct sim sim = {
+		.period = 1e-3, .noise = 1, .wall = 0.5, .nexp = 600, .p_base = 0.3,
+	};
+	struct sim_target t = {
+		.id = 15, .curve = curve_lin003, .levels = levels_table, .from = 0, .to = 1,
+	};
+	const struct stats_curve *cv;
+	struct stats *st, *dflt;
+	double worst = 0;
+	bool stat_same = true;
+	size_t n;
+
+	rng_state = 21;
+	st = simulate(&sim, &t, 1);
+	cv = stats_curve_of(st, 0, 15, false);
+	check(cv && cv->verdict == VERDICT_OPTIMIZE && cv->impact_hi - cv->impact_lo < 0.03,
+	      "model error: none, a 3%% line is optimize, impact %.3f [%.3f, %.3f]",
+	      cv ? cv->impact : NAN, cv ? cv->impact_lo : NAN, cv ? cv->impact_hi : NAN);
+	if (!cv)
+		goto out;
+	double lo0[8], hi0[8], ilo0 = cv->impact_stat_lo, ihi0 = cv->impact_stat_hi;
+	size_t nlv = cv->nlevels < 8 ? cv->nlevels : 8;
+
+	for (size_t k = 0; k < nlv; k++) {
+		lo0[k] = cv->levels[k].stat_lo;
+		hi0[k] = cv->levels[k].stat_hi;
+		/* With none, the joined interval is the statistical one. */
+		if (fabs(cv->levels[k].lo - lo0[k]) > worst)
+			worst = fabs(cv->levels[k].lo - lo0[k]);
+	}
+	stats_set_model_error(st, 0.02, 0.1);
+	cv = stats_curve_of(st, 0, 15, false);
+	for (size_t k = 0; k < nlv; k++) {
+		const struct stats_level *lv = &cv->levels[k];
+		double h = (hi0[k] - lo0[k]) / 2, m = 1.96 * (0.02 + 0.1 * fabs(lv->est));
+		double want = sqrt(h * h + m * m);
+
+		stat_same &= lv->valid && lv->stat_lo == lo0[k] && lv->stat_hi == hi0[k];
+		if (fabs((lv->hi - lv->lo) / 2 - want) > worst)
+			worst = fabs((lv->hi - lv->lo) / 2 - want);
+		if (fabs((lv->lo + lv->hi) / 2 - lv->est) > worst)
+			worst = fabs((lv->lo + lv->hi) / 2 - lv->est);
+	}
+	check(nlv >= 4 && stat_same, "model error: %zu levels, valid, keep their statistical "
+	      "interval", nlv);
+	check(worst < 1e-12, "model error: levels' half-width sqrt(h^2 + (1.96 m)^2), "
+	      "centred (off by %.2g)", worst);
+	check(cv->impact_stat_lo == ilo0 && cv->impact_stat_hi == ihi0 &&
+	      cv->impact_lo < ilo0 - 0.02 && cv->impact_hi > ihi0 + 0.02,
+	      "model error: impact [%.3f, %.3f] around its statistical [%.3f, %.3f]",
+	      cv->impact_lo, cv->impact_hi, cv->impact_stat_lo, cv->impact_stat_hi);
+	check(cv->verdict == VERDICT_NOT_ENOUGH,
+	      "model error: the 3%% line within it is no finding (%s)",
+	      stats_verdict_name(cv->verdict));
+out:
+	stats_free(st);
+
+	/* A new stats joins STATS_MODEL_*. */
+	rng_state = 21;
+	dflt = stats_new();
+	simulate_into(dflt, &sim, &t, 1);
+	cv = stats_curves(dflt, 0, &n);
+	check(n == 1 && cv[0].levels[0].valid &&
+	      (cv[0].levels[0].hi - cv[0].levels[0].lo) / 2 >= 1.96 * STATS_MODEL_ABS,
+	      "model error: stats_new joins STATS_MODEL_ABS (half-width %.4f)",
+	      n ? (cv[0].levels[0].hi - cv[0].levels[0].lo) / 2 : NAN);
+	stats_free(dflt);
 }
 
 /* Records without the point, empty periods, a point never measured. */
@@ -1261,6 +1350,7 @@ main(void)
 	test_latency();
 	test_slope();
 	test_verdicts();
+	test_model_error();
 	test_edges();
 	test_coz();
 	test_json();

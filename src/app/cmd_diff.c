@@ -95,8 +95,8 @@ struct diff {
 static bool
 has_interval(const struct stats_curve *cv)
 {
-	return cv && isfinite(cv->impact) && isfinite(cv->impact_lo) &&
-	       isfinite(cv->impact_hi);
+	return cv && isfinite(cv->impact) && isfinite(cv->impact_stat_lo) &&
+	       isfinite(cv->impact_stat_hi);
 }
 
 static bool
@@ -105,10 +105,14 @@ significant(const struct stats_curve *cv)
 	return cv && (cv->verdict == VERDICT_OPTIMIZE || cv->verdict == VERDICT_CONTENTION);
 }
 
+/*
+ * The statistical half-width: two profiles of one line share the
+ * estimator's model error (stats.h), which cancels in their difference.
+ */
 static double
 half(const struct stats_curve *cv)
 {
-	return (cv->impact_hi - cv->impact_lo) / 2;
+	return (cv->impact_stat_hi - cv->impact_stat_lo) / 2;
 }
 
 static void

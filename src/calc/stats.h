@@ -64,7 +64,9 @@ struct stats_level {
 	uint64_t events;	/* progress events they saw (delta or arrivals) */
 	bool valid;		/* enough data for an estimate */
 	double est;		/* program speedup (fraction: 0.1 = 10%) */
-	double lo, hi;		/* 95% confidence interval */
+	double lo, hi;		/* 95% interval of the real speedup: the
+				   statistical one and the model error */
+	double stat_lo, stat_hi;	/* the statistical one alone */
 };
 
 struct stats_curve {
@@ -78,13 +80,31 @@ struct stats_curve {
 	bool slope_valid;
 	double slope, slope_lo, slope_hi;	/* d(program)/d(line) near 0, 95% CI */
 	double impact;		/* ranking score (see stats.c) */
-	double impact_lo, impact_hi;	/* its 95% CI */
+	double impact_lo, impact_hi;	/* its 95% interval, model error in */
+	double impact_stat_lo, impact_stat_hi;	/* the statistical one */
 	enum stats_verdict verdict;
 };
 
 struct stats;
 
+/*
+ * The estimator's own error, beside its noise: what a virtual speedup
+ * gets wrong about a real one (pauses paid late, samples lost, the
+ * supervisor's cost).  A standard deviation of STATS_MODEL_ABS plus
+ * STATS_MODEL_REL of the estimate, joined to the statistical interval
+ * of every level and impact.  Calibrated on the ground-truth checks
+ * (the tuning side), never on the validation set: `bench/validate
+ * --calibrate bench/validate-data/gt-*.jsonl` picks the narrowest pair
+ * whose intervals hold 95% of the checks' truths.
+ */
+# define STATS_MODEL_ABS 0.0175
+# define STATS_MODEL_REL 0.015
+
+/* Model error STATS_MODEL_*: a new stats' default. */
 struct stats *stats_new(void);
+/* Another model error (0, 0: statistical intervals alone, as for Coz's
+ * experiments, whose error was never measured). */
+void stats_set_model_error(struct stats *, double abs_sd, double rel_sd);
 void stats_free(struct stats *);
 /* Takes ownership of r->points (copies the record itself). */
 void stats_add(struct stats *, const struct exp_record *r);

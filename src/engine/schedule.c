@@ -310,8 +310,9 @@ toward_answer(struct exp_engine *e, unsigned point, const struct cand *c, size_t
 	if (stats_answer(e->stats, point, &rival) != STATS_UNDECIDED || !rival)
 		return false;
 	cv = stats_curves(e->stats, point, &ncv);
-	w0 = cv[0].impact_hi - cv[0].impact_lo;
-	w1 = cv[rival].impact_hi - cv[rival].impact_lo;
+	/* What a turn narrows: the statistical part (the model error stays). */
+	w0 = cv[0].impact_stat_hi - cv[0].impact_stat_lo;
+	w1 = cv[rival].impact_stat_hi - cv[rival].impact_stat_lo;
 	want = !isfinite(w0) || (isfinite(w1) && w0 >= w1) ? &cv[0] : &cv[rival];
 	for (size_t i = 0; i < n; i++)
 		if (c[i].target == want->target && c[i].is_func == want->is_func) {

@@ -236,6 +236,16 @@ json_u64(FILE *f, uint64_t v)
 	fprintf(f, "%llu", (unsigned long long) v);
 }
 
+/* The statistical interval, beside the one with the model error. */
+static void
+json_stat_interval(FILE *f, double lo, double hi)
+{
+	fputs(", \"stat_lo\": ", f);
+	escape_json_num(f, lo);
+	fputs(", \"stat_hi\": ", f);
+	escape_json_num(f, hi);
+}
+
 static void
 json_bool(FILE *f, bool v)
 {
@@ -391,6 +401,7 @@ json_curve(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 		json_bool(f, lv->valid);
 		fputs(", ", f);
 		escape_json_interval(f, lv->est, lv->lo, lv->hi);
+		json_stat_interval(f, lv->stat_lo, lv->stat_hi);
 		fputc('}', f);
 	}
 	fputs(cv->nlevels ? "\n         ],\n" : "],\n", f);
@@ -400,6 +411,7 @@ json_curve(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 	escape_json_interval(f, cv->slope, cv->slope_lo, cv->slope_hi);
 	fputs("},\n         \"impact\": {", f);
 	escape_json_interval(f, cv->impact, cv->impact_lo, cv->impact_hi);
+	json_stat_interval(f, cv->impact_stat_lo, cv->impact_stat_hi);
 	fprintf(f, "},\n         \"verdict\": \"%s\"}", stats_verdict_name(cv->verdict));
 }
 

@@ -253,9 +253,13 @@ gt_verdict() {
 # bench/validate --collect-gt (README's tables come from these): fields
 # are tab-separated KEY=VALUE, pairs as base_us:knob_us,...
 gt_record() {
-	printf 'gt-record\tprog=%s\tline=%s\tpct=%s\twargs=%s\targs=%s\tpred=%s\tlo=%s\thi=%s\tn_exp=%s\treal=%s\tverdict=%s\txfail=%s\tlimit=%s\tsample_us=%s\tsteal_pred_pct=%s\tsteal_real_pct=%s\tpairs=%s' \
-		"$_p" "$_n" "$_pct" "$_wargs" "${GT_CT_ARGS-}" "$pred" "$pred_lo" "$pred_hi" "$pred_slo" "$pred_shi" "$pred_n" "$real" \
-		"${1%% *}" "$_xfail" "$_limit" "$gt_sample_us" "$_steal_pred" "$_steal_real" "$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
+	# One KEY=VALUE argument a field: a key cannot lose its value.
+	printf 'gt-record'
+	printf '\t%s' "prog=$_p" "line=$_n" "pct=$_pct" "wargs=$_wargs" "args=${GT_CT_ARGS-}" \
+		"pred=$pred" "lo=$pred_lo" "hi=$pred_hi" "slo=$pred_slo" "shi=$pred_shi" \
+		"n_exp=$pred_n" "real=$real" "verdict=${1%% *}" "xfail=$_xfail" "limit=$_limit" \
+		"sample_us=$gt_sample_us" "steal_pred_pct=$_steal_pred" "steal_real_pct=$_steal_real" \
+		"pairs=$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
 }
 
 # gt_check [--xfail REASON | --limit[-dear] LOW[,HIGH] REASON] PROG NAME PCT ITEMS [ARGS...]:

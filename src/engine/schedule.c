@@ -12,7 +12,7 @@
  * sample count; after that, mostly the first-ranked target or its
  * closest rival, whichever interval is wider, until the first is ahead
  * (toward_answer); once it is, the target whose impact could still be
- * the largest (the upper end of its confidence interval); one turn in
+ * the largest (the upper end of its interval); one turn in
  * five a target drawn in proportion to samples, so that no line is
  * starved.  Levels cycle through a fixed sequence weighted towards
  * 10/25/50/100%.

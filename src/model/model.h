@@ -30,7 +30,7 @@ struct model_level {
 	unsigned pct;		/* line speedup, percent */
 	unsigned n_exp;		/* experiments behind it */
 	bool valid;		/* enough data for an estimate */
-	double est, lo, hi;	/* 95% confidence interval */
+	double est, lo, hi;	/* 95% interval, model error in (stats.h) */
 };
 
 # define MODEL_ROW_PINNED	0x01	/* experiments are pinned to it */

@@ -318,7 +318,8 @@ point_section(FILE *f, struct profile *p, const struct progress_point *pt, unsig
 	escape_html(f, pt->name);
 	fprintf(f, "&rdquo; (%s)</h2>\n", pt->kind == PROGRESS_LATENCY ? "latency" : "throughput");
 	fprintf(f, "<p>Predicted program speedup if the %s ran faster; each curve is "
-		"drawn with its 95%% confidence band, the dashed line is the fit "
+		"drawn with its 95%% band (the real speedup's: the model error in), "
+		"the dashed line is the fit "
 		"whose value at 100%% is the impact.</p>\n",
 		p->meta.by_function ? "function" : "line");
 	if (!ncv) {

@@ -786,7 +786,7 @@ table_point(FILE *f, const struct causal_meta *m, struct stats *st,
 	if (span && !m->delay_unknown)
 		fprintf(f, ", delay inserted %.1f%% of wall time",
 			100.0 * m->delay_ns / span);
-	fprintf(f, "\nPredicted program speedup (95%% CI) if the %s is sped up by "
+	fprintf(f, "\nPredicted program speedup (95%% interval, model error in) if the %s is sped up by "
 		"10/25/50/100%%; impact: at 100%%,\nfitted over every level, which the verdict "
 		"rests on (optimize/contention only if it excludes 0).\n",
 		m->by_function ? "function" : "line");

@@ -155,7 +155,7 @@ svg_curve(FILE *f, const struct stats_curve *cv)
 	chart_range(cv, &c);
 	fprintf(f, "<svg class=\"curve\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", SVG_W, SVG_H, SVG_W, SVG_H);
-	fputs("<title>program speedup (y) against line speedup (x), 95% CI band</title>", f);
+	fputs("<title>program speedup (y) against line speedup (x), 95% band</title>", f);
 	/* Frame, the zero line, ticks. */
 	fprintf(f, "<rect class=\"axis\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>",
 		SVG_ML, SVG_MT, SVG_W - SVG_ML - SVG_MR, SVG_H - SVG_MT - SVG_MB);
@@ -331,7 +331,7 @@ point_section(FILE *f, struct profile *p, const struct progress_point *pt, unsig
 		"<th data-key=\"location\" data-first=\"asc\">location</th>"
 		"<th data-key=\"function\" data-first=\"asc\">function</th>"
 		"<th data-key=\"samples\" data-type=\"num\" data-first=\"desc\">samp%%</th>"
-		"<th data-key=\"impact\" data-type=\"num\" data-first=\"desc\">impact [95%% CI]</th>"
+		"<th data-key=\"impact\" data-type=\"num\" data-first=\"desc\">impact [95%%]</th>"
 		"<th data-key=\"slope\" data-type=\"num\" data-first=\"desc\">slope near 0</th>"
 		"<th>exp.</th>"
 		"<th data-key=\"verdict\" data-type=\"num\" data-first=\"asc\">verdict</th>"

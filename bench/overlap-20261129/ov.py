@@ -1,34 +1,19 @@
 #!/usr/bin/env python3
 # ov.py TAG: how much of the monitor's walk time, and of its fold time, fell
 # inside each worker's ptrace stops (sched_switch prev_state t .. next switch in).
-import sys, struct, re, bisect, json
+import sys
+import ovlib
+from ovlib import overlap
 tag = sys.argv[1]
-raw = open('/tmp/ov/%s.walks' % tag, 'rb').read()
-tids = struct.unpack_from('8q', raw, 0); n = struct.unpack_from('Q', raw, 64)[0]
-rec = [struct.unpack_from('3Q', raw, 72 + 24 * i) for i in range(n)]
+tids, rec = ovlib.walks(tag)
 prod, workers, mon = tids[0], tids[1:4], tids[4]
 stops = {t: [] for t in (prod, mon) + tuple(workers)}
 open_at = {}
-pat = re.compile(r'^\s*(\d+)\s+(\d+)\.(\d+):\s+prev_comm=.*? prev_pid=(\d+) .*?prev_state=(\S+) ==> next_comm=.*? next_pid=(\d+)')
-for l in open('/tmp/ov/%s.sched' % tag):
-    m = pat.match(l)
-    if not m:
-        continue
-    t = int(m.group(2)) * 10**9 + int(m.group(3))
-    pp, st, np_ = int(m.group(4)), m.group(5), int(m.group(6))
+for t, pp, st, np_ in ovlib.switches(tag):
     if pp in stops and 't' in st:
         open_at[pp] = t
     if np_ in stops and np_ in open_at:
         stops[np_].append((open_at.pop(np_), t))
-def overlap(ivs, a, b):
-    # total overlap of [a,b) with sorted disjoint intervals ivs
-    starts = [x[0] for x in ivs]
-    i = max(0, bisect.bisect_right(starts, a) - 1); s = 0
-    while i < len(ivs) and ivs[i][0] < b:
-        lo, hi = max(a, ivs[i][0]), min(b, ivs[i][1])
-        if hi > lo: s += hi - lo
-        i += 1
-    return s
 allst = [iv for w in workers for iv in stops[w]]
 if not allst:
     sys.exit('no stops')
@@ -40,9 +25,9 @@ W = sum(b - a for a, b in walks); F = sum(b - a for a, b in folds); Q = sum(b - 
 print('%s: window %.1f s, %d walks (%.0f us mean), fold %.0f us mean, lock wait %.0f us mean' % (
     tag, (t1 - t0) / 1e9, len(walks), W / len(walks) / 1e3, F / len(folds) / 1e3, Q / len(waits) / 1e3))
 for name, w in [('w0', workers[0]), ('w1', workers[1]), ('w2', workers[2]), ('prod', prod), ('mon', mon)]:
-    iv = sorted(stops[w])
+    iv = sorted(stops[w]); st = [x[0] for x in iv]
     P = sum(b - a for a, b in iv)
-    ow = sum(overlap(iv, a, b) for a, b in walks); of = sum(overlap(iv, a, b) for a, b in folds)
+    ow = sum(overlap(iv, st, a, b) for a, b in walks); of = sum(overlap(iv, st, a, b) for a, b in folds)
     print('  %-4s stops %6d, %.2f s stopped (%.1f%% of window); walk time stopped %.1f%%, fold time stopped %.1f%%' % (
         name, len(iv), P / 1e9, 100 * P / (t1 - t0), 100 * ow / W if W else 0, 100 * of / F if F else 0))
 # walk time during which all three workers are stopped at once
@@ -55,5 +40,6 @@ def inter(a, b):
         else: j += 1
     return out
 all3 = inter(inter(sorted(stops[workers[0]]), sorted(stops[workers[1]])), sorted(stops[workers[2]]))
+st3 = [x[0] for x in all3]
 print('  all three workers stopped: %.1f%% of walk time, %.1f%% of fold time' % (
-    100 * sum(overlap(all3, a, b) for a, b in walks) / W, 100 * sum(overlap(all3, a, b) for a, b in folds) / F))
+    100 * sum(overlap(all3, st3, a, b) for a, b in walks) / W, 100 * sum(overlap(all3, st3, a, b) for a, b in folds) / F))

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh U TAG: one 30 s --fixed-line prediction of pool-ov's monitor at 50%, -u U,
 # with sched_switch recorded system-wide on CLOCK_MONOTONIC and the walks logged.
+# $CT: the causaltop binary (default /work/main/causaltop); $EXTRA: more options.
 U=$1 TAG=$2
 cd /tmp/ov
 perf record -q -a -e sched:sched_switch -k CLOCK_MONOTONIC -o $TAG.data -- sleep 34 2>/dev/null &

@@ -5,8 +5,11 @@
 # per second of effective time (wall - delay): each thread's time
 # running, ready, blocked, stopped; then, for the threads of GROUP (a
 # role prefix, e.g. c), the mean of what the others ran during their
-# time out of a pause.
-import sys, os, re, json, bisect
+# time out of a pause.  The state spans and their overlaps are
+# bench/overlap-20261129/ovlib.py's.
+import sys, os, re, json
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'overlap-20261129'))
+import ovlib
 D, tag, comm, roles, group = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(','), sys.argv[5]
 SW = re.compile(r'^\s*(\d+)\s+(\d+)\.(\d+):\s+prev_comm=(.*?) prev_pid=(\d+) .*?prev_state=(\S+) ==> next_comm=(.*?) next_pid=(\d+)')
 ev = []; tids = set()
@@ -22,35 +25,12 @@ tids = sorted(tids)
 if len(tids) != len(roles):
     sys.exit('%d threads named %s: %s' % (len(tids), comm, tids))
 name = dict(zip(tids, roles))
-S = ('run', 'ready', 'blk', 'stop')
-iv = {t: {s: [] for s in S} for t in tids}; last = {}
-for t, pp, st, np_ in ev:
-    if pp in iv:
-        if pp in last and last[pp][0] == 'run': iv[pp]['run'].append((last[pp][1], t))
-        last[pp] = ('stop' if 't' in st else 'ready' if st.startswith('R') else 'blk', t)
-    if np_ in iv:
-        if np_ in last and last[np_][0] != 'run': iv[np_][last[np_][0]].append((last[np_][1], t))
-        last[np_] = ('run', t)
+S = ovlib.STATES
+LABEL = {'running': 'run', 'ready': 'ready', 'blocked': 'blk', 'stopped': 'stop'}
+iv = ovlib.states(ev, tids)
 starts = {t: {s: [x[0] for x in iv[t][s]] for s in S} for t in tids}
 def cover(t, s, a, b):
-    ivs, st_ = iv[t][s], starts[t][s]
-    i = max(0, bisect.bisect_right(st_, a) - 1); tot = 0
-    while i < len(ivs) and ivs[i][0] < b:
-        lo, hi = max(a, ivs[i][0]), min(b, ivs[i][1])
-        if hi > lo: tot += hi - lo
-        i += 1
-    return tot
-def outside(win, stp):
-    out, st_ = [], [x[0] for x in stp]
-    for a, b in win:
-        cur = a
-        for lo, hi in stp[max(0, bisect.bisect_right(st_, a) - 1):]:
-            if lo >= b: break
-            if hi <= cur: continue
-            if lo > cur: out.append((cur, lo))
-            cur = max(cur, hi)
-        if cur < b: out.append((cur, b))
-    return out
+    return ovlib.overlap(iv[t][s], starts[t][s], a, b)
 jf = '%s/%s.json' % (D, tag)
 if os.path.exists(jf):
     exps = json.load(open(jf))['experiments']
@@ -67,13 +47,13 @@ for lv, win, eff, pts in levels:
     print('  %s: eff %.2f s%s' % (lv, eff / 1e9, ', %.0f items/eff-s' % (pts / eff * 1e9) if pts else ''))
     for t in tids:
         if name[t] == 'main': continue
-        print('    %-4s ' % name[t] + '  '.join('%s %.3f' % (s, sum(cover(t, s, a, b) for a, b in win) / eff) for s in S))
+        print('    %-4s ' % name[t] + '  '.join('%s %.3f' % (LABEL[s], sum(cover(t, s, a, b) for a, b in win) / eff) for s in S))
     g = [t for t in tids if name[t].startswith(group)]
     met = {}
     for t in g:
-        free = outside(win, iv[t]['stop'])
+        free = ovlib.outside(win, iv[t]['stopped'])
         for o in tids:
             if o == t or name[o] == 'main': continue
             k = name[o] if not name[o].startswith(group) else 'peers'
-            met[k] = met.get(k, 0) + sum(cover(o, 'run', a, b) for a, b in free) / eff / len(g)
+            met[k] = met.get(k, 0) + sum(cover(o, 'running', a, b) for a, b in free) / eff / len(g)
     print('    a %s thread out of a pause met, per eff-s: ' % group + ', '.join('%s ran %.3f' % kv for kv in sorted(met.items())))

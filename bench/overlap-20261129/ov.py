@@ -7,6 +7,8 @@ from ovlib import overlap
 tag = sys.argv[1]
 tids, rec = ovlib.walks(tag)
 prod, workers, mon = tids[0], tids[1:4], tids[4]
+# Its own rule, not ovlib.states(): a stop runs to the next switch in even
+# past a switch out the trace missed it between; its figures were made so.
 stops = {t: [] for t in (prod, mon) + tuple(workers)}
 open_at = {}
 for t, pp, st, np_ in ovlib.switches(tag):

@@ -6,22 +6,10 @@
 import sys
 import ovlib
 from ovlib import overlap
-def state_of(st):
-    if 't' in st: return 'stopped'
-    if st.startswith('R'): return 'ready'
-    return 'blocked'
 for tag in sys.argv[1:]:
     tids, rec = ovlib.walks(tag)
     workers = tids[1:4]
-    ivs = {w: {'running': [], 'ready': [], 'blocked': [], 'stopped': []} for w in workers}
-    last = {}   # tid -> (state, since)
-    for t, pp, st, np_ in ovlib.switches(tag):
-        if pp in ivs:
-            if pp in last and last[pp][0] == 'running': ivs[pp]['running'].append((last[pp][1], t))
-            last[pp] = (state_of(st), t)
-        if np_ in ivs:
-            if np_ in last and last[np_][0] != 'running': ivs[np_][last[np_][0]].append((last[np_][1], t))
-            last[np_] = ('running', t)
+    ivs = ovlib.states(ovlib.switches(tag), workers)
     print('%s: workers\' state in the monitor\'s walks and folds, %% of that time (mean of the 3 workers)' % tag)
     for lvl, _, inside in ovlib.levels(tag):
         walks = [(a, r) for (q, a, r) in rec if inside(a, r)]
@@ -30,10 +18,10 @@ for tag in sys.argv[1:]:
             T = sum(b - a for a, b in part)
             if not T: continue
             shares = {}
-            for s in ('running', 'ready', 'blocked', 'stopped'):
+            for s in ovlib.STATES:
                 tot = 0
                 for w in workers:
-                    iv = sorted(ivs[w][s]); st_ = [x[0] for x in iv]
+                    iv = ivs[w][s]; st_ = [x[0] for x in iv]
                     tot += sum(overlap(iv, st_, a, b) for a, b in part)
                 shares[s] = 100 * tot / T / len(workers)
             print('  lvl %3d %s %6.1f ms in %4d: running %5.1f  ready %5.1f  blocked %5.1f  stopped %5.1f' % (

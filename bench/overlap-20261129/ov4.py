@@ -7,25 +7,11 @@
 import sys, os, json, bisect
 import ovlib
 from ovlib import overlap
-def state_of(st):
-    if 't' in st: return 'stopped'
-    if st.startswith('R'): return 'ready'
-    return 'blocked'
-S = ('running', 'ready', 'blocked', 'stopped')
+S = ovlib.STATES
 for tag in sys.argv[1:]:
     tids, rec = ovlib.walks(tag)
     names = {tids[0]: 'prod', tids[1]: 'w0', tids[2]: 'w1', tids[3]: 'w2', tids[4]: 'mon'}
-    ivs = {t: {s: [] for s in S} for t in names}
-    last = {}
-    for t, pp, st, np_ in ovlib.switches(tag):
-        if pp in ivs:
-            if pp in last and last[pp][0] == 'running': ivs[pp]['running'].append((last[pp][1], t))
-            last[pp] = (state_of(st), t)
-        if np_ in ivs:
-            if np_ in last and last[np_][0] != 'running': ivs[np_][last[np_][0]].append((last[np_][1], t))
-            last[np_] = ('running', t)
-    for t in ivs:
-        for s in S: ivs[t][s].sort()
+    ivs = ovlib.states(ovlib.switches(tag), names)
     st_ = {t: {s: [x[0] for x in ivs[t][s]] for s in S} for t in ivs}
     if os.path.exists('%s/%s.json' % (ovlib.DIR, tag)):
         exps = json.load(open('%s/%s.json' % (ovlib.DIR, tag)))['experiments']

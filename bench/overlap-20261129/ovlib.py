@@ -1,5 +1,6 @@
-# ovlib.py: what ov.py, ov2.py and ov3.py share: a run's walk log (mk.py's
-# pool-ov), its sched_switch records (run.sh) and the overlap of a span
+# ovlib.py: what the ov*.py scripts (and bench/janitor-20261129/gen.py)
+# share: a run's walk log (mk.py's pool-ov), its sched_switch records
+# (run.sh), the threads' state spans from them, and the overlap of a span
 # with sorted disjoint intervals.
 import struct, re, bisect, json
 
@@ -51,3 +52,46 @@ def overlap(ivs, starts, a, b):
             s += hi - lo
         i += 1
     return s
+
+
+STATES = ('running', 'ready', 'blocked', 'stopped')
+
+
+def states(events, tids):
+    """Each of tids' sorted spans per state (STATES: a switch out in a
+    state with t is a ptrace stop, R a preemption, any other a sleep)
+    from sched_switch events (ns, prev_pid, prev_state, next_pid)."""
+    ivs = {t: {s: [] for s in STATES} for t in tids}
+    last = {}   # tid -> (state, since)
+    for t, pp, st, np_ in events:
+        if pp in ivs:
+            if pp in last and last[pp][0] == 'running':
+                ivs[pp]['running'].append((last[pp][1], t))
+            last[pp] = ('stopped' if 't' in st else 'ready' if st.startswith('R') else 'blocked', t)
+        if np_ in ivs:
+            if np_ in last and last[np_][0] != 'running':
+                ivs[np_][last[np_][0]].append((last[np_][1], t))
+            last[np_] = ('running', t)
+    for t in ivs:
+        for s in STATES:
+            ivs[t][s].sort()
+    return ivs
+
+
+def outside(win, spans):
+    """The parts of the sorted spans win that the sorted spans spans
+    leave uncovered."""
+    out, starts = [], [x[0] for x in spans]
+    for a, b in win:
+        cur = a
+        for lo, hi in spans[max(0, bisect.bisect_right(starts, a) - 1):]:
+            if lo >= b:
+                break
+            if hi <= cur:
+                continue
+            if lo > cur:
+                out.append((cur, lo))
+            cur = max(cur, hi)
+        if cur < b:
+            out.append((cur, b))
+    return out

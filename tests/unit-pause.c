@@ -86,7 +86,7 @@ stop(struct tcb *t, uint64_t at)
 
 	fake_now = at;
 	t->flags |= TCB_STOPPED;
-	held = pause_on_stop(pz, t, at);
+	held = pause_on_stop(pz, t, at, UINT64_MAX);
 	if (!held)
 		t->flags &= ~TCB_STOPPED;	/* restarted */
 	return held;

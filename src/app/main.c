@@ -491,9 +491,10 @@ write_summary(struct session *s, FILE *f)
 		}
 		fprintf(f, "; pauses %" PRIu64 " held (beyond the holds: %.1f ms stopping, "
 		       "%.1f ms restarting), %" PRIu64 " found blocked, %" PRIu64
+		       " owing nothing by their stop, %" PRIu64
 		       " left waiting for a CPU; tick %.0f ms",
 		       sm.pauses, sm.stop_lag_ns / 1e6, sm.restart_lag_ns / 1e6, sm.pauses_blocked,
-		       sm.pauses_deferred, sm.tick_ns / 1e6);
+		       sm.pauses_cleared, sm.pauses_deferred, sm.tick_ns / 1e6);
 		/* Truncated, not rounded: 20.0 means the bar was reached. */
 		if (sm.first_steal_ns)
 			fprintf(f, " (the first %" PRIu64 " preemptions: %" PRIu64 ".%" PRIu64

@@ -116,6 +116,8 @@ struct exp_summary {
 	uint64_t left_ns;	/* of the current experiment */
 	uint64_t len_ns;	/* current experiment length */
 	uint64_t wakes, wakes_credited, pauses, pauses_blocked;
+	/* Pauses asked that owed nothing by their stop: let go unheld. */
+	uint64_t pauses_cleared;
 	/* Threads that took a CPU from one of ours, and of them credited. */
 	uint64_t cpu_waits, cpu_waits_credited;
 	/* Pause time taken back: others of ours used the CPU meanwhile. */

@@ -628,6 +628,7 @@ exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
 		.stolen_paid_ns = e->stolen_paid_ns,
 		.pauses = ps->held,
 		.pauses_blocked = ps->in_syscall,
+		.pauses_cleared = ps->cleared,
 		.pauses_deferred = e->deferred,
 		.stop_lag_ns = ps->stop_lag_ns,
 		.restart_lag_ns = ps->restart_lag_ns,

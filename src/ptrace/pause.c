@@ -593,7 +593,7 @@ stopped_in_syscall(struct tcb *t, bool *rewound)
 #endif
 
 bool
-pause_on_stop(struct pauser *pz, struct tcb *t, uint64_t now)
+pause_on_stop(struct pauser *pz, struct tcb *t, uint64_t now, uint64_t owed)
 {
 	bool rewound;
 
@@ -606,6 +606,13 @@ pause_on_stop(struct pauser *pz, struct tcb *t, uint64_t now)
 		pz->st.rewound += rewound;
 		pz->st.in_syscall++;
 		t->flags |= TCB_BLOCKED;
+		pause_forget(pz, t);
+		return false;
+	}
+	if (owed < t->pause_until_ns - t->pause_req_ns)
+		t->pause_until_ns = t->pause_req_ns + owed;
+	if (t->pause_until_ns <= t->pause_req_ns) {
+		pz->st.cleared++;
 		pause_forget(pz, t);
 		return false;
 	}

@@ -26,6 +26,7 @@ struct pause_stats {
 	uint64_t requests;	/* PTRACE_INTERRUPTs sent */
 	uint64_t held;		/* of which held in their stop */
 	uint64_t in_syscall;	/* stopped inside a blocking call: let go */
+	uint64_t cleared;	/* owed nothing by their stop: let go */
 	uint64_t rewound;	/* epoll_wait EINTRs undone */
 	uint64_t requested_ns;	/* sum asked for, of those held */
 	uint64_t held_ns;	/* sum really held */
@@ -88,9 +89,10 @@ bool pause_request(struct pauser *, struct tcb *, uint64_t ns, uint64_t now);
 void pause_hold(struct pauser *, struct tcb *, uint64_t ns, uint64_t now);
 /*
  * trace.c: t, with a pause pending, reached an interrupt stop.  True if
- * it is now held (do not restart it); false: restart it as usual.
+ * it is now held (do not restart it); false: restart it as usual.  It is
+ * held for what was asked, or owed if that is less (nothing: not held).
  */
-bool pause_on_stop(struct pauser *, struct tcb *, uint64_t now);
+bool pause_on_stop(struct pauser *, struct tcb *, uint64_t now, uint64_t owed);
 /*
  * t, held or about to be, now owes owed in all (from its request on):
  * hold it longer if that is more than asked.  Debt can grow faster than

@@ -97,6 +97,8 @@ struct tcb {
 	 */
 # define TCB_RUN_HISTORY	4
 	uint64_t ran_ns[TCB_RUN_HISTORY];
+	/* Its last sample, and its last that hit the sped-up line. */
+	uint64_t sampled_ns, hit_ns;
 	pid_t woken_by;			/* by its last wake-up (0: none seen) */
 	/* --wake-tracking=syscall: when last found waiting in a futex, or 0. */
 	uint64_t futex_seen_ns;

@@ -24,6 +24,10 @@
  *  - test_preemption: delay_lost() without its cap at the debt;
  *  - test_revoke: apply_switch() taking back all the time away, not what
  *    ours ran on the CPU;
+ *  - test_hitters_at_once: payable() without the hitter's slack (A
+ *    paused for B's last hit);
+ *  - test_trim_at_stop: exp_on_pause_stop() without catch_up() (C held
+ *    1 ms for a debt its wait paid), and pause_on_stop() ignoring owed;
  *  - test_held_up: held_up() counting the whole hold, owed or not (C's
  *    sleep counted too); held_up() counting nothing;
  *  - test_dear_tick: DEAR_STEAL_NS 21 us;
@@ -664,6 +668,86 @@ test_preemption(void)
 	CHECK(sm.steals == 2 && sm.stolen_ns == 700 * US && sm.stolen_paid_ns == 500 * US,
 	      "summary: %llu preemptions, %llu ns, %llu paid", ull(sm.steals), ull(sm.stolen_ns),
 	      ull(sm.stolen_paid_ns));
+	teardown();
+}
+
+/*
+ * Two threads running the line at once do not pause each other: each
+ * one's samples come a part of a period after the other's, and its next
+ * hit clears the debt the other's last hit left it.  At 50%: B hits at
+ * 0.5 and 1.5 ms, A at 1 and 2 ms; at 1.7 ms A owes B's 0.5 ms, the
+ * floor, but its last sample hit the line: not paused, and its hit at 2
+ * ms clears it (G 1 ms).  Then B leaves the line (a sample out of it at
+ * 2.5 ms) and A hits at 3 ms: at 3.2 ms B owes 0.5 ms and is paused.
+ */
+static void
+test_hitters_at_once(void)
+{
+	struct tcb *a, *b;
+	uint64_t t0;
+
+	setup((struct setup) { .pct = 50, .line = "a.c:10" });
+	a = thread(0);
+	b = thread(1);
+	t0 = start_level(50);
+	hit(b, t0 + 500 * US);
+	hit(a, t0 + 1 * MS);
+	hit(b, t0 + 1500 * US);
+	tick(t0 + 1700 * US);
+	CHECK(owed(a) == 500 * US && E->g.global == 1 * MS, "A owes %llu, G %llu",
+	      ull(owed(a)), ull(E->g.global));
+	CHECK(F(a)->interrupts == 0 && F(b)->interrupts == 0,
+	      "a thread in the line paused for the other's last hit: A %u, B %u",
+	      F(a)->interrupts, F(b)->interrupts);
+	hit(a, t0 + 2 * MS);
+	tick(t0 + 2200 * US);
+	CHECK(owed(a) == 0 && owed(b) == 0 && E->g.global == 1 * MS,
+	      "A's hit cleared its debt: owes %llu, G %llu", ull(owed(a)), ull(E->g.global));
+	sample(b, t0 + 2500 * US, false);
+	hit(a, t0 + 3 * MS);
+	tick(t0 + 3200 * US);
+	CHECK(F(b)->interrupts == 1 && hold_of(b) == 500 * US && F(a)->interrupts == 0,
+	      "B, out of the line, paused %u times for %llu", F(b)->interrupts, ull(hold_of(b)));
+	teardown();
+}
+
+/*
+ * A pause asked of a thread waiting for a CPU is cut, at its stop, to
+ * what the thread owes once the records read with the stop are applied.
+ * A takes C's CPU at 0.5 ms (C still ready) and hits at 1 and 2 ms; at
+ * 2.2 ms C owes 1 ms and is asked to pause.  The switch that gives C
+ * the CPU back at 2.4 ms (A's local 1 ms) is still in the rings when C
+ * stops at 2.5 ms: applied first, it credits C's wait, and C, owing
+ * nothing, is let go unheld.
+ */
+static void
+test_trim_at_stop(void)
+{
+	struct tcb *a, *c;
+	uint64_t t0;
+	struct exp_summary sm;
+
+	setup((struct setup) { .pct = 50, .line = "a.c:10", .switches = true });
+	a = thread(0);
+	c = thread(1);
+	t0 = start_level(50);
+	cpu_switch(0, c->tid, true, a->tid, t0 + 500 * US);
+	hit(a, t0 + 1 * MS);
+	hit(a, t0 + 2 * MS);
+	tick(t0 + 2200 * US);
+	CHECK(F(c)->interrupts == 1 && hold_of(c) == 1 * MS, "C asked to pause %llu",
+	      ull(hold_of(c)));
+	in_rings[n_in_rings++] = (struct wake_event) {
+		.time = t0 + 2400 * US, .waker_tid = a->tid, .wakee = c->tid, .sw = true,
+		.prev_ready = true, .cpu = 0,
+	};
+	CHECK(!stop(c, t0 + 2500 * US), "C held at its stop");
+	CHECK(c->delay.credited_ns == 1 * MS && owed(c) == 0 && c->delay.paid_ns == 0,
+	      "C's wait credited %llu, paid %llu", ull(c->delay.credited_ns),
+	      ull(c->delay.paid_ns));
+	sm = summary();
+	CHECK(sm.pauses == 0 && sm.pauses_cleared == 1, "summary: %llu held, %llu cleared",
+	      ull(sm.pauses), ull(sm.pauses_cleared));
 	teardown();
 }
 
@@ -1503,6 +1587,8 @@ main(void)
 	test_cpu_wait();
 	test_preemption();
 	test_revoke();
+	test_hitters_at_once();
+	test_trim_at_stop();
 	test_wake_lag();
 	test_held_up();
 	test_dear_tick();

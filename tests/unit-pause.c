@@ -6,7 +6,8 @@
  *  - a pause is credited from the thread's stop to its restart, not from
  *    the request (test_credit_from_stop), restarted when due within
  *    PAUSE_SLACK_NS (test_slack), longer when extended, never shorter
- *    (test_extend), at once at its exit stop (test_hold);
+ *    (test_extend), cut to what it owes by its stop, not held if nothing
+ *    (test_owed_at_stop), at once at its exit stop (test_hold);
  *  - a thread whose interrupt stop finds it in a blocking call is let go
  *    at once, uncredited, and marked blocked (test_in_syscall); so is one
  *    stopped while detaching, or after pause_release_all (test_release);
@@ -24,6 +25,8 @@
  *    pause_until_ns to the stop (restarted at 13.5 ms, credited 3.5 ms);
  *  - test_slack: PAUSE_SLACK_NS 0;
  *  - test_extend: pause_extend() taking a shorter debt too;
+ *  - test_owed_at_stop: pause_on_stop() ignoring owed (held 1 ms for
+ *    0.6), and holding a thread that owes nothing;
  *  - test_in_syscall: pause_on_stop() without the in_syscall check;
  *  - test_release: pause_release_all() leaving pause_until_ns of a pending
  *    pause (its stop then held);
@@ -78,18 +81,25 @@ thread(int i)
 	return t;
 }
 
-/* What trace.c does at an interrupt stop with a pause pending. */
+/* What trace.c does at an interrupt stop with a pause pending, t owing owed. */
 static bool
-stop(struct tcb *t, uint64_t at)
+stop_owing(struct tcb *t, uint64_t at, uint64_t owed)
 {
 	bool held;
 
 	fake_now = at;
 	t->flags |= TCB_STOPPED;
-	held = pause_on_stop(pz, t, at, UINT64_MAX);
+	held = pause_on_stop(pz, t, at, owed);
 	if (!held)
 		t->flags &= ~TCB_STOPPED;	/* restarted */
 	return held;
+}
+
+/* The same, its debt no less than asked. */
+static bool
+stop(struct tcb *t, uint64_t at)
+{
+	return stop_owing(t, at, UINT64_MAX);
 }
 
 static void
@@ -180,6 +190,34 @@ test_extend(void)
 	timer(1700 * US);
 	CHECK(F(t)->conts == 1 && t->delay.paid_ns == 1500 * US, "credited %llu",
 	      (unsigned long long) t->delay.paid_ns);
+	teardown();
+}
+
+/*
+ * Owing less by its stop than asked (a wait credited meanwhile), a thread
+ * is held for what it owes; owing nothing, it is let go unheld.
+ */
+static void
+test_owed_at_stop(void)
+{
+	struct tcb *t, *u;
+
+	setup(false);
+	t = thread(0);
+	u = thread(1);
+	pause_request(pz, t, 1 * MS, 0);
+	pause_request(pz, u, 1 * MS, 0);
+	CHECK(stop_owing(t, 200 * US, 600 * US) && hold_of(t) == 600 * US,
+	      "held for what it owes: %llu", (unsigned long long) hold_of(t));
+	CHECK(!stop_owing(u, 300 * US, 0) && !(u->flags & (TCB_PAUSED | TCB_PAUSE_PENDING)),
+	      "held owing nothing: flags %#x", u->flags);
+	timer(800 * US);
+	CHECK(F(t)->conts == 1 && t->delay.paid_ns == 600 * US && u->delay.paid_ns == 0,
+	      "credited %llu and %llu", (unsigned long long) t->delay.paid_ns,
+	      (unsigned long long) u->delay.paid_ns);
+	CHECK(pause_stats(pz)->held == 1 && pause_stats(pz)->cleared == 1,
+	      "stats: %llu held, %llu let go", (unsigned long long) pause_stats(pz)->held,
+	      (unsigned long long) pause_stats(pz)->cleared);
 	teardown();
 }
 
@@ -453,6 +491,7 @@ main(void)
 	test_credit_from_stop();
 	test_slack();
 	test_extend();
+	test_owed_at_stop();
 	test_hold();
 	test_in_syscall();
 	test_release();

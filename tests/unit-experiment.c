@@ -266,14 +266,21 @@ wake(struct tcb *wakee, pid_t waker, uint64_t at, bool irq)
 	exp_wake(E, &w);
 }
 
-/* On cpu, prev (0: idle) left, still ready or not, and next took it. */
-static void
-cpu_switch(int cpu, pid_t prev, bool prev_ready, pid_t next, uint64_t at)
+/* The record of a switch on cpu: prev (0: idle) left, still ready or not, and next took it. */
+static struct wake_event
+switch_event(int cpu, pid_t prev, bool prev_ready, pid_t next, uint64_t at)
 {
-	struct wake_event w = {
+	return (struct wake_event) {
 		.time = at, .waker_tid = prev, .wakee = next, .sw = true,
 		.prev_ready = prev_ready, .cpu = cpu,
 	};
+}
+
+/* That switch, read now. */
+static void
+cpu_switch(int cpu, pid_t prev, bool prev_ready, pid_t next, uint64_t at)
+{
+	struct wake_event w = switch_event(cpu, prev, prev_ready, next, at);
 
 	exp_wake(E, &w);
 }
@@ -737,10 +744,7 @@ test_trim_at_stop(void)
 	tick(t0 + 2200 * US);
 	CHECK(F(c)->interrupts == 1 && hold_of(c) == 1 * MS, "C asked to pause %llu",
 	      ull(hold_of(c)));
-	in_rings[n_in_rings++] = (struct wake_event) {
-		.time = t0 + 2400 * US, .waker_tid = a->tid, .wakee = c->tid, .sw = true,
-		.prev_ready = true, .cpu = 0,
-	};
+	in_rings[n_in_rings++] = switch_event(0, a->tid, true, c->tid, t0 + 2400 * US);
 	CHECK(!stop(c, t0 + 2500 * US), "C held at its stop");
 	CHECK(c->delay.credited_ns == 1 * MS && owed(c) == 0 && c->delay.paid_ns == 0,
 	      "C's wait credited %llu, paid %llu", ull(c->delay.credited_ns),

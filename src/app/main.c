@@ -484,8 +484,6 @@ write_summary(struct session *s, FILE *f)
 				       sm.wake_lags, sm.wake_lag_ns / 1e6, sm.wake_lags_guessed,
 				       sm.idle_wakes,
 				       sm.idle_wakes ? sm.idle_wake_ns / 1e3 / sm.idle_wakes : 0.0);
-				fprintf(f, "; sleeps on a pause not owed %" PRIu64 ", %.1f ms",
-				       sm.held_ups, sm.held_up_ns / 1e6);
 			} else
 				fprintf(f, "; waits for a CPU not followed");
 		}

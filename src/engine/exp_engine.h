@@ -126,8 +126,6 @@ struct exp_engine {
 	uint64_t idle_wakes, idle_wake_ns;
 	/* Lags of sleeps that were all delay, credited (some the mean of the above). */
 	uint64_t wake_lags, wake_lag_ns, wake_lags_guessed;
-	/* Sleeps spent on a waker's pauses not owed, made the experiment's. */
-	uint64_t held_ups, held_up_ns;
 	/* The host's steal time: at the experiment's start, and summed. */
 	bool steal_ok;		/* steal0 was read */
 	uint64_t steal0;

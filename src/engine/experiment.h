@@ -143,8 +143,6 @@ struct exp_summary {
 	 */
 	uint64_t wake_lags, wake_lag_ns, wake_lags_guessed;
 	uint64_t idle_wakes, idle_wake_ns;
-	/* Sleeps spent waiting on another thread's pauses it did not owe. */
-	uint64_t held_ups, held_up_ns;
 	/*
 	 * The hypervisor's steal time over the experiments where it was
 	 * read (steal_wall_ns of their wall time, on ncpus CPUs), and the

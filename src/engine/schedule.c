@@ -635,8 +635,6 @@ exp_summary(const struct exp_engine *e, uint64_t now, struct exp_summary *sm)
 		.wake_lags = e->wake_lags,
 		.wake_lag_ns = e->wake_lag_ns,
 		.wake_lags_guessed = e->wake_lags_guessed,
-		.held_ups = e->held_ups,
-		.held_up_ns = e->held_up_ns,
 		.idle_wakes = e->idle_wakes,
 		.idle_wake_ns = e->idle_wake_ns,
 		.steal_known = e->steal_known,

@@ -389,9 +389,6 @@ resume(struct pauser *pz, struct tcb *t, uint64_t now)
 	clock_close(pz, &t->pause_clock);
 	t->flags &= ~(TCB_PAUSED | TCB_STOPPED);
 	pz->sys->cont(t);
-	t->hold_begin[t->hold_head] = t->pause_req_ns;
-	t->hold_end[t->hold_head] = now;
-	t->hold_head = (t->hold_head + 1) % TCB_HOLD_HISTORY;
 	delay_paid(pz->g, &t->delay, now, got + lag);
 	pz->st.stop_lag_ns += lag;
 	pz->st.held_ns += got;

@@ -80,10 +80,6 @@ struct tcb {
 	struct delay_thread delay;	/* virtual-speedup accounting */
 	uint64_t pause_req_ns;		/* when the pause was asked for, then
 					   when it began (the stop) */
-	/* Its last holds, [begin, end), a ring: who waited on them (account.c). */
-# define TCB_HOLD_HISTORY	4
-	uint64_t hold_begin[TCB_HOLD_HISTORY], hold_end[TCB_HOLD_HISTORY];
-	unsigned hold_head;
 	uint64_t pause_until_ns;	/* when to restart it */
 	/* At the PTRACE_INTERRUPT: when, and schedstat's wait. */
 	uint64_t pause_ask_ns, pause_wait0;

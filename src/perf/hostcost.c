@@ -1,6 +1,7 @@
 #include "config.h"
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -9,19 +10,30 @@
 #include "perf/perf_sys.h"
 
 /*
- * Sampled every 200 us, a window of 2 ms takes ~10 samples: at 45 us
+ * Sampled every 200 us, a window of 1 ms takes ~5 samples: at 45 us
  * each (measured on a PVM guest, where 1 kHz sampling cost a CPU-bound
- * program 4.8% of its rate) the window grows by a quarter; at 2 us, by 1%.
- * Each side keeps its fastest window: what it was not disturbed in.
+ * program 4.8% of its rate) the window grows by a fifth; at 2 us, by 1%.
+ * Each window sampled is compared with the one just before it, and the
+ * median of the differences kept: the pair shares the machine's speed
+ * of the moment, and the median drops the pairs another task or the host
+ * cut into.  The fastest window of each side, as the probe had it until
+ * 2026-11-30, read 0 to 3 times the cost on a host whose speed moved
+ * from window to window (bench/hostcost-20261130).
  */
 #define PROBE_PERIOD_NS		200000ULL
-#define PROBE_WINDOW_NS		2000000ULL
-#define PROBE_PAIRS		4
+#define PROBE_WINDOW_NS		1000000ULL
+#define PROBE_PAIRS		16
 
 static volatile uint64_t sink;
 
-/* n dependent multiply-adds. */
-uint64_t
+/*
+ * n dependent multiply-adds.  Never inlined: both windows of a pair
+ * must run the very same instructions.  Inlined, the compiler made a
+ * copy for each, placed differently, and their speeds differed by more
+ * than the samples cost: the probe read 0, 10 or 25 us a sample on the
+ * same host and minute, as the link placed the copies.
+ */
+__attribute__((noinline)) uint64_t
 hostcost_spin(uint64_t n)
 {
 	uint64_t t = clock_now_ns(), x = 1;
@@ -42,6 +54,22 @@ hostcost_steps_for(uint64_t ns)
 	return t ? n * ns / t : n;
 }
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n), n > 0; sorts v. */
+static int64_t
+median_i64(int64_t *v, int n)
+{
+	qsort(v, (size_t) n, sizeof(*v), cmp_i64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 bool
 hostcost_sample_ns(uint64_t *cost_ns)
 {
@@ -54,27 +82,28 @@ hostcost_sample_ns(uint64_t *cost_ns)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	uint64_t n, t, off = UINT64_MAX, on = UINT64_MAX;
-	int fd = perf_sys_open(&attr, 0, -1);
+	int64_t diff[PROBE_PAIRS], on[PROBE_PAIRS], d, o;
+	uint64_t n, off;
+	int fd = perf_sys_open(&attr, 0, -1), k = 0;
 
 	if (fd < 0)
 		return false;
 	n = hostcost_steps_for(PROBE_WINDOW_NS);
-	for (int i = 0; i < PROBE_PAIRS; i++) {
-		if ((t = hostcost_spin(n)) < off)
-			off = t;
+	for (; k < PROBE_PAIRS; k++) {
+		off = hostcost_spin(n);
 		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			break;
-		t = hostcost_spin(n);
+		on[k] = (int64_t) hostcost_spin(n);
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		if (t < on)
-			on = t;
+		diff[k] = on[k] - (int64_t) off;
 	}
 	close(fd);
-	if (on == UINT64_MAX || off == UINT64_MAX)
+	if (!k)
 		return false;
+	d = median_i64(diff, k);
+	o = median_i64(on, k);
 	/* on = off + (on / period) samples x cost */
-	*cost_ns = on > off ? (on - off) * PROBE_PERIOD_NS / on : 0;
+	*cost_ns = d > 0 && o > 0 ? (uint64_t) d * PROBE_PERIOD_NS / (uint64_t) o : 0;
 	return true;
 }
 

@@ -21,8 +21,9 @@
 
 /*
  * The cost of one timer sample to the calling thread, in ns: a busy
- * loop timed with and without a task-clock event sampling it every
- * 200 us (~20 ms in all).  False if it cannot be measured (no perf).
+ * loop timed in pairs of windows, the second of each sampled by a
+ * task-clock event every 200 us (~35 ms in all).  False if it cannot be
+ * measured (no perf).
  */
 bool hostcost_sample_ns(uint64_t *cost_ns);
 

@@ -16,9 +16,9 @@
  * Each window sampled is compared with the one just before it, and the
  * median of the differences kept: the pair shares the machine's speed
  * of the moment, and the median drops the pairs another task or the host
- * cut into.  The fastest window of each side, as the probe had it until
- * 2026-11-30, read 0 to 3 times the cost on a host whose speed moved
- * from window to window (bench/hostcost-20261130).
+ * cut into.  Until 2026-11-30 each side's fastest window was kept; that
+ * probe read 0 to 3 times the cost, mostly for the reason given at
+ * hostcost_spin (bench/hostcost-20261130).
  */
 #define PROBE_PERIOD_NS		200000ULL
 #define PROBE_WINDOW_NS		1000000ULL
@@ -29,9 +29,8 @@ static volatile uint64_t sink;
 /*
  * n dependent multiply-adds.  Never inlined: both windows of a pair
  * must run the very same instructions.  Inlined, the compiler made a
- * copy for each, placed differently, and their speeds differed by more
- * than the samples cost: the probe read 0, 10 or 25 us a sample on the
- * same host and minute, as the link placed the copies.
+ * copy for each, and the probe read 0, 10 or 25 us a sample on the same
+ * host and minute as the link placed the copies.
  */
 __attribute__((noinline)) uint64_t
 hostcost_spin(uint64_t n)

@@ -251,7 +251,10 @@ gt_verdict() {
 
 # gt_record VERDICT: the check's raw data on one line, for
 # bench/validate --collect-gt (README's tables come from these): fields
-# are tab-separated KEY=VALUE, pairs as base_us:knob_us,...
+# are tab-separated KEY=VALUE, pairs as base_us:knob_us,...  With the
+# host's costs the prediction's own run measured (-v): its first
+# preemptions and its wake-ups onto an idle CPU, us each ("" if not
+# reached), to find which of them goes with a dear host's misses.
 gt_record() {
 	# One KEY=VALUE argument a field: a key cannot lose its value.
 	printf 'gt-record'
@@ -259,6 +262,10 @@ gt_record() {
 		"pred=$pred" "lo=$pred_lo" "hi=$pred_hi" "slo=$pred_slo" "shi=$pred_shi" \
 		"n_exp=$pred_n" "real=$real" "verdict=${1%% *}" "xfail=$_xfail" "limit=$_limit" \
 		"sample_us=$gt_sample_us" "steal_pred_pct=$_steal_pred" "steal_real_pct=$_steal_real" \
+		"preempt_us=$(sed -n 's/.*the first [0-9]* preemptions: \([0-9.]*\) us each.*/\1/p' \
+			"$_base.err" | head -n 1)" \
+		"wake_lag_us=$(sed -n 's/.* wake-ups seen onto an idle CPU, \([0-9.]*\) us).*/\1/p' \
+			"$_base.err" | head -n 1)" \
 		"pairs=$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' "$_base.pairs")"
 }
 

@@ -160,6 +160,25 @@ gt_steal_pct() {
 		printf "%.1f\n", (d > 0 && n > 0) ? s / 10 / d / n : 0 }'
 }
 
+# A shared host: the host's other guests took GT_SHARED_STEAL_PCT (0.5)
+# or more of the CPUs' time during a check's prediction or its real runs
+# (steal, measured around each side; gt_quiet waits out 3% before).
+# There causaltop's errors spread and lean low as the other guests'
+# share grows (README, "Known limits": in the recorded runs of
+# 2026-11-28 to 30, 10 of 227 such checks missed the bar outside their
+# own known limits, by -8.6 to +5.1 points; none of the 992 measured
+# under 0.5% did).  A check measured there is judged with the limit's
+# reach, GT_SHARED_LOW (0.10) low and GT_SHARED_HIGH (0.06) high: a miss
+# within it is an expected failure that prints its figures, one beyond
+# it fails.  The condition is the check's own measurement, printed with
+# its verdict, never its result.  gt_shared STEAL_PRED STEAL_REAL.
+GT_SHARED_STEAL_PCT=${GT_SHARED_STEAL_PCT:-0.5}
+GT_SHARED_LOW=${GT_SHARED_LOW:-0.10}
+GT_SHARED_HIGH=${GT_SHARED_HIGH:-0.06}
+gt_shared() {
+	awk -v p="$1" -v r="$2" -v lim="$GT_SHARED_STEAL_PCT" 'BEGIN { exit !(p >= lim || r >= lim) }'
+}
+
 # gt_line PROG NAME: the line of the GT:NAME marker in PROG's source
 # (tests/, or bench/ for the realistic workloads).
 gt_line() {
@@ -360,6 +379,14 @@ gt_check() {
 	}')
 	_st="not ok"
 	[ "$_v" = ok ] && _st=ok
+	# A shared host (gt_shared): its limit joins the check's own, the
+	# wider reach of the two.
+	if [ -z "$_xfail" ] && gt_shared "$_steal_pred" "$_steal_real"; then
+		_sh="a shared host (steal ${_steal_pred}% of the CPUs during the prediction, ${_steal_real}% during the real runs)"
+		_limit=${_limit:+$_limit; }$_sh
+		_low=$(awk -v a="${_low:-0}" -v b="$GT_SHARED_LOW" 'BEGIN { print (a > b) ? a : b }')
+		_high=$(awk -v a="${_high:-0}" -v b="$GT_SHARED_HIGH" 'BEGIN { print (a > b) ? a : b }')
+	fi
 	if [ -n "$_limit" ]; then
 		_dir=
 		if [ "$_v" = ok ]; then

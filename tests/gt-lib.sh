@@ -165,13 +165,14 @@ gt_steal_pct() {
 # (steal, measured around each side; gt_quiet waits out 3% before).
 # There causaltop's errors spread and lean low as the other guests'
 # share grows (README, "Known limits": in the recorded runs of
-# 2026-11-28 to 30, 10 of 227 such checks missed the bar outside their
-# own known limits, by -8.6 to +5.1 points; none of the 992 measured
-# under 0.5% did).  A check measured there is judged with the limit's
-# reach, GT_SHARED_LOW (0.10) low and GT_SHARED_HIGH (0.06) high: a miss
-# within it is an expected failure that prints its figures, one beyond
-# it fails.  The condition is the check's own measurement, printed with
-# its verdict, never its result.  gt_shared STEAL_PRED STEAL_REAL.
+# 2026-11-28 to 30, to run 59, 10 of 227 such checks missed the bar
+# outside their own known limits, by -8.6 to +5.1 points; none of the 992
+# measured under 0.5% did).  A check measured there is judged with the
+# limit's reach, GT_SHARED_LOW (0.10) low and GT_SHARED_HIGH (0.06)
+# high: a miss within it is an expected failure that prints its figures,
+# one beyond it fails.  The condition is the check's own measurement,
+# printed with its verdict, never its result.
+# gt_shared STEAL_PRED STEAL_REAL: true on a shared host.
 GT_SHARED_STEAL_PCT=${GT_SHARED_STEAL_PCT:-0.5}
 GT_SHARED_LOW=${GT_SHARED_LOW:-0.10}
 GT_SHARED_HIGH=${GT_SHARED_HIGH:-0.06}

@@ -315,17 +315,10 @@ gt_record() {
 # its supervisor, two to three times slower, is not what users profile
 # with (its pauses come late by as much).
 gt_check() {
-	_xfail= _limit= _low= _high= _dear=
+	_xfail= _limit= _opt= _reach= _why=
 	case $1 in
 	--xfail) _xfail=$2; shift 2 ;;
-	--limit | --limit-dear)
-		if [ "$1" = --limit ] || [ "$gt_dear" = 1 ]; then
-			_low=${2%,*} _high=0 _limit="$3 (a sample costs ${gt_sample_us} us here)"
-			case $2 in *,*) _high=${2#*,} ;; esac
-		else
-			_dear="$2 $3"	# also on a shared host, once measured
-		fi
-		shift 3 ;;
+	--limit | --limit-dear) _opt=$1 _reach=$2 _why=$3; shift 3 ;;
 	esac
 	_p=$1 _n=$2 _pct=$3 _items=$4
 	shift 4
@@ -384,18 +377,27 @@ gt_check() {
 	}')
 	_st="not ok"
 	[ "$_v" = ok ] && _st=ok
-	# A shared host (gt_shared): its limit joins the check's own, the
-	# wider reach of the two; a dear host's limit holds there too.
-	if [ -z "$_xfail" ] && gt_shared "$_steal_pred" "$_steal_real"; then
-		_sh="a shared host (steal ${_steal_pred}% of the CPUs during the prediction, ${_steal_real}% during the real runs)"
-		if [ -n "$_dear" ]; then
-			_r=${_dear%% *}
-			_low=${_r%,*} _high=0 _limit=${_dear#* }
-			case $_r in *,*) _high=${_r#*,} ;; esac
-		fi
-		_limit=${_limit:+$_limit; }$_sh
-		_low=$(awk -v a="${_low:-0}" -v b="$GT_SHARED_LOW" 'BEGIN { print (a > b) ? a : b }')
-		_high=$(awk -v a="${_high:-0}" -v b="$GT_SHARED_HIGH" 'BEGIN { print (a > b) ? a : b }')
+	# The check's limit, where it holds: --limit everywhere, --limit-dear
+	# on a dear host (known before the check) or a shared one (gt_shared,
+	# known once measured); a shared host's own limit joins it there,
+	# the wider reach of the two.
+	_shared=
+	[ -z "$_xfail" ] && gt_shared "$_steal_pred" "$_steal_real" && _shared=1
+	if [ "$_opt" = --limit ] || { [ "$_opt" = --limit-dear ] && [ "$gt_dear" = 1 ]; }; then
+		_limit="$_why (a sample costs ${gt_sample_us} us here)"
+	elif [ "$_opt" = --limit-dear ] && [ -n "$_shared" ]; then
+		_limit=$_why
+	fi
+	_low=0 _high=0
+	if [ -n "$_limit" ]; then
+		_low=${_reach%,*}
+		case $_reach in *,*) _high=${_reach#*,} ;; esac
+	fi
+	if [ -n "$_shared" ]; then
+		_limit="${_limit:+$_limit; }a shared host (steal ${_steal_pred}% of the CPUs during the prediction, ${_steal_real}% during the real runs)"
+		set -- $(awk -v l="$_low" -v h="$_high" -v sl="$GT_SHARED_LOW" -v sh="$GT_SHARED_HIGH" \
+			'BEGIN { print (l > sl) ? l : sl, (h > sh) ? h : sh }')
+		_low=$1 _high=$2
 	fi
 	if [ -n "$_limit" ]; then
 		_dir=

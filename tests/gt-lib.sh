@@ -234,19 +234,7 @@ gt_real_pairs() {
 # speedup 1 - median(knob) / median(base), the number of pairs, and the
 # quartiles of the pairs' own speedups (the truth's noise, for the log).
 gt_pooled() {
-	awk '
-	function sort(a, n,    i, j, t) {
-		for (i = 2; i <= n; i++) {
-			t = a[i]
-			for (j = i - 1; j >= 1 && a[j] > t; j--)
-				a[j + 1] = a[j]
-			a[j + 1] = t
-		}
-	}
-	function median(a, n) {
-		sort(a, n)
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk "$(cat "$srcdir/gt-median.awk")"'
 	{ n++; b[n] = $1; k[n] = $2; s[n] = 1 - $2 / $1 }
 	END {
 		if (!n) { print "nan 0 nan nan"; exit }

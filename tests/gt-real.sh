@@ -135,20 +135,7 @@ while [ "$i" -lt "$runs" ]; do
 done
 [ -z "$raw" ] || cat "$tmp/pairs" >>"$raw" || exit 1
 
-awk -v name="$name" -v pct="$pct" '
-# Insertion sort of a[1..n]: n is small.
-function sort(a, n,    i, j, t) {
-	for (i = 2; i <= n; i++) {
-		t = a[i]
-		for (j = i - 1; j >= 1 && a[j] > t; j--)
-			a[j + 1] = a[j]
-		a[j + 1] = t
-	}
-}
-function median(a, n) {
-	sort(a, n)
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -v name="$name" -v pct="$pct" "$(cat "$(dirname "$0")/gt-median.awk")"'
 { n++; base[n] = $1; knob[n] = $2; pair[n] = 1 - $2 / $1 }
 END {
 	mb = median(base, n)

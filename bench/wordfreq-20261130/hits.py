@@ -28,5 +28,6 @@ if cal:
     print('utime calibration (per mille): %d to %d over %d readings' % (min(cal), max(cal), len(cal)))
 h = {}
 for r in rises:
-    h[min(r // 100, 15)] = h.get(min(r // 100, 15), 0) + 1
+    b = min(r // 100, 15)
+    h[b] = h.get(b, 0) + 1
 print('rise (100 us bins, 15 = 1.5 ms or more):', ' '.join('%d:%d' % kv for kv in sorted(h.items())))

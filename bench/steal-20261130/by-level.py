@@ -24,12 +24,12 @@ for f in sys.argv[1:]:
                                      % (k, len(v), st.mean(v), st.median(v))
                                      for k, v in sorted(g.items())))
     if 0 in g and len(g) > 1:
-        base = st.mean(g[0])
-        exp = st.mean([x for k, v in g.items() if k for x in v])
+        exps = [x for k, v in g.items() if k for x in v]
+        base, exp = st.mean(g[0]), st.mean(exps)
         more += exp > base
         less += exp < base
         pool[0] += g[0]
-        pool[1] += [x for k, v in g.items() if k for x in v]
+        pool[1] += exps
 if pool:
     print('experiments lost more than their baselines in %d profiles, less in %d; '
           'pooled means: baselines %.2f, experiments %.2f'

@@ -180,6 +180,29 @@ gt_shared() {
 	awk -v p="$1" -v r="$2" -v lim="$GT_SHARED_STEAL_PCT" 'BEGIN { exit !(p >= lim || r >= lim) }'
 }
 
+# A disturbed host: the host's other guests took GT_DISTURBED_STEAL_PCT
+# (5) or more of the CPUs' time during a check's prediction or its real
+# runs, the share from which causaltop itself warns its user that their
+# load moved the program's speed and its predictions may be off
+# (EXP_STEAL_WARN_PCT: app/main.c, warn_steal; steal-warning.test), and
+# the guide's loaded machine for the truth.  There the errors outgrow
+# the shared host's reach: wl-wordfreq hash 100% -13.8 at 8.2% (run
+# 62), -17.0 at 7.1% and 9.2% (the project's CI of ebce796), gt-unequal
+# long 100% -14.9 at 8.5% (the CI of 92f7419).  A miss there is an
+# expected failure with no reach, that prints its figures, its steal and
+# the profiler's warning if it gave one (README, "Known limits"); a pass
+# passes; an imprecise interval or no estimate still fails.  The
+# condition is the check's own measurement, never its result.
+# gt_disturbed STEAL_PRED STEAL_REAL ERR: the reason on stdout, or false.
+GT_DISTURBED_STEAL_PCT=${GT_DISTURBED_STEAL_PCT:-5}
+gt_disturbed() {
+	awk -v p="$1" -v r="$2" -v lim="$GT_DISTURBED_STEAL_PCT" 'BEGIN { exit !(p >= lim || r >= lim) }' ||
+		return 1
+	_dw="steal ${GT_DISTURBED_STEAL_PCT}% or more; causaltop $(sed -n 's/^causaltop: warning: \(the hypervisor took [^(]*\) (steal time), \([0-9]* of [0-9]* experiments over [0-9]*%\).*/warned: \1, \2/p' "$3" 2> /dev/null | head -n 1)"
+	case $_dw in *"causaltop ") _dw="${_dw}did not warn" ;; esac
+	echo "$_dw"
+}
+
 # gt_line PROG NAME: the line of the GT:NAME marker in PROG's source
 # (tests/, or bench/ for the realistic workloads).
 gt_line() {
@@ -262,7 +285,8 @@ gt_verdict() {
 # are tab-separated KEY=VALUE, pairs as base_us:knob_us,...  With the
 # host's costs the prediction's own run measured (-v): its first
 # preemptions and its wake-ups onto an idle CPU, us each ("" if not
-# reached), to find which of them goes with a dear host's misses.
+# reached), to find which of them goes with a dear host's misses, and
+# whether it warned of steal (steal_warned, 1 or 0).
 gt_record() {
 	# One KEY=VALUE argument a field: a key cannot lose its value.
 	printf 'gt-record'
@@ -270,6 +294,7 @@ gt_record() {
 		"pred=$pred" "lo=$pred_lo" "hi=$pred_hi" "slo=$pred_slo" "shi=$pred_shi" \
 		"n_exp=$pred_n" "real=$real" "verdict=${1%% *}" "xfail=$_xfail" "limit=$_limit" \
 		"sample_us=$gt_sample_us" "steal_pred_pct=$_steal_pred" "steal_real_pct=$_steal_real" \
+		"steal_warned=${_warned-}" \
 		"preempt_us=$(sed -n 's/.*the first [0-9]* preemptions: \([0-9.]*\) us each.*/\1/p' \
 			"$_base.err" | head -n 1)" \
 		"wake_lag_us=$(sed -n 's/.* wake-ups seen onto an idle CPU, \([0-9.]*\) us).*/\1/p' \
@@ -402,6 +427,15 @@ gt_check() {
 			_v=LIMIT _xfail=$_limit
 			_dir="TODO known limit: $_limit, reads low by up to $_low, high by up to $_high"
 		fi
+	fi
+	# Beyond every reach, on a disturbed host (gt_disturbed): no reach.
+	_warned=0
+	grep -q '^causaltop: warning: the hypervisor took' "$_base.err" 2> /dev/null && _warned=1
+	if [ -z "$_xfail" ] && [ "$_v" = MISS ] &&
+		_dis=$(gt_disturbed "$_steal_pred" "$_steal_real" "$_base.err"); then
+		_limit="${_limit:+$_limit; }a disturbed host ($_dis)"
+		_v=LIMIT _xfail=$_limit
+		_dir="TODO known limit: $_limit, no reach"
 	fi
 	gt_tap "$_st" "$_dir" "$_desc: $_fig: $_v$_steal_note" \
 		"pairs (base_us knob_us): $(tr '\n' ';' < "$_base.pairs")" \

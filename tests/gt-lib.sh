@@ -195,11 +195,13 @@ gt_shared() {
 # condition is the check's own measurement, never its result.
 # gt_disturbed STEAL_PRED STEAL_REAL ERR: the reason on stdout, or false.
 GT_DISTURBED_STEAL_PCT=${GT_DISTURBED_STEAL_PCT:-5}
+GT_STEAL_WARNING='^causaltop: warning: the hypervisor took'
 gt_disturbed() {
 	awk -v p="$1" -v r="$2" -v lim="$GT_DISTURBED_STEAL_PCT" 'BEGIN { exit !(p >= lim || r >= lim) }' ||
 		return 1
-	_dw="steal ${GT_DISTURBED_STEAL_PCT}% or more; causaltop $(sed -n 's/^causaltop: warning: \(the hypervisor took [^(]*\) (steal time), \([0-9]* of [0-9]* experiments over [0-9]*%\).*/warned: \1, \2/p' "$3" 2> /dev/null | head -n 1)"
-	case $_dw in *"causaltop ") _dw="${_dw}did not warn" ;; esac
+	_dw="steal ${GT_DISTURBED_STEAL_PCT}% or more; causaltop did not warn"
+	grep -q "$GT_STEAL_WARNING" "$3" 2> /dev/null &&
+		_dw="steal ${GT_DISTURBED_STEAL_PCT}% or more; causaltop warned: $(sed -n 's/'"$GT_STEAL_WARNING"' \([^(]*\) (steal time), \([0-9]* of [0-9]* experiments over [0-9]*%\).*/the hypervisor took \1, \2/p' "$3" | head -n 1)"
 	echo "$_dw"
 }
 
@@ -430,7 +432,7 @@ gt_check() {
 	fi
 	# Beyond every reach, on a disturbed host (gt_disturbed): no reach.
 	_warned=0
-	grep -q '^causaltop: warning: the hypervisor took' "$_base.err" 2> /dev/null && _warned=1
+	grep -q "$GT_STEAL_WARNING" "$_base.err" 2> /dev/null && _warned=1
 	if [ -z "$_xfail" ] && [ "$_v" = MISS ] &&
 		_dis=$(gt_disturbed "$_steal_pred" "$_steal_real" "$_base.err"); then
 		_limit="${_limit:+$_limit; }a disturbed host ($_dis)"

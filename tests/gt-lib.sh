@@ -160,6 +160,12 @@ gt_steal_pct() {
 		printf "%.1f\n", (d > 0 && n > 0) ? s / 10 / d / n : 0 }'
 }
 
+# gt_steal_over BAR STEAL_PRED STEAL_REAL: true when either side's steal
+# (gt_steal_pct) reached BAR percent.
+gt_steal_over() {
+	awk -v lim="$1" -v p="$2" -v r="$3" 'BEGIN { exit !(p >= lim || r >= lim) }'
+}
+
 # A shared host: the host's other guests took GT_SHARED_STEAL_PCT (0.5)
 # or more of the CPUs' time during a check's prediction or its real runs
 # (steal, measured around each side; gt_quiet waits out 3% before).
@@ -177,7 +183,7 @@ GT_SHARED_STEAL_PCT=${GT_SHARED_STEAL_PCT:-0.5}
 GT_SHARED_LOW=${GT_SHARED_LOW:-0.10}
 GT_SHARED_HIGH=${GT_SHARED_HIGH:-0.06}
 gt_shared() {
-	awk -v p="$1" -v r="$2" -v lim="$GT_SHARED_STEAL_PCT" 'BEGIN { exit !(p >= lim || r >= lim) }'
+	gt_steal_over "$GT_SHARED_STEAL_PCT" "$1" "$2"
 }
 
 # A disturbed host: the host's other guests took GT_DISTURBED_STEAL_PCT
@@ -197,12 +203,10 @@ gt_shared() {
 GT_DISTURBED_STEAL_PCT=${GT_DISTURBED_STEAL_PCT:-5}
 GT_STEAL_WARNING='^causaltop: warning: the hypervisor took'
 gt_disturbed() {
-	awk -v p="$1" -v r="$2" -v lim="$GT_DISTURBED_STEAL_PCT" 'BEGIN { exit !(p >= lim || r >= lim) }' ||
-		return 1
-	_dw="steal ${GT_DISTURBED_STEAL_PCT}% or more; causaltop did not warn"
-	grep -q "$GT_STEAL_WARNING" "$3" 2> /dev/null &&
-		_dw="steal ${GT_DISTURBED_STEAL_PCT}% or more; causaltop warned: $(sed -n 's/'"$GT_STEAL_WARNING"' \([^(]*\) (steal time), \([0-9]* of [0-9]* experiments over [0-9]*%\).*/the hypervisor took \1, \2/p' "$3" | head -n 1)"
-	echo "$_dw"
+	gt_steal_over "$GT_DISTURBED_STEAL_PCT" "$1" "$2" || return 1
+	_dw=$(sed -n 's/'"$GT_STEAL_WARNING"' \([^(]*\) (steal time), \([0-9]* of [0-9]* experiments over [0-9]*%\).*/warned: the hypervisor took \1, \2/p' \
+		"$3" 2> /dev/null | head -n 1)
+	echo "steal ${GT_DISTURBED_STEAL_PCT}% or more; causaltop ${_dw:-did not warn}"
 }
 
 # gt_line PROG NAME: the line of the GT:NAME marker in PROG's source
@@ -372,10 +376,9 @@ gt_check() {
 	_steal_pred=$(gt_steal_pct "$_s1" "$_s2")
 	_steal_real=$(gt_steal_pct "$_s0" "$_s1" "$_s2" "$_s3")
 	# Past what gt_quiet waits out, the verdict line says so.
-	_steal_note=$(echo "$_steal_pred $_steal_real" | awk -v lim="${GT_QUIET_STEAL_PCT:-3}" \
-		'$1 >= lim || $2 >= lim {
-		printf "; measured while the host'"'"'s other guests took %s%% of the CPUs", $1
-		printf " during the prediction, %s%% during the real runs (steal)", $2 }')
+	_steal_note=
+	gt_steal_over "${GT_QUIET_STEAL_PCT:-3}" "$_steal_pred" "$_steal_real" &&
+		_steal_note="; measured while the host's other guests took ${_steal_pred}% of the CPUs during the prediction, ${_steal_real}% during the real runs (steal)"
 	set -- $(gt_pooled "$_base.pairs")
 	real=$1 real_n=$2 real_q1=$3 real_q3=$4
 	if [ "$_ok" = 0 ]; then

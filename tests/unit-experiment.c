@@ -21,6 +21,11 @@
  *  - test_ping_pong: apply_wake() with circular always 0;
  *  - test_cpu_wait: apply_switch() crediting by the task that left
  *    (w->waker_tid) instead of the last of ours (c->last_tid);
+ *  - test_wait_share: apply_switch() crediting CPU waits in full
+ *    (wait_share() always 1000; B credited 5 ms, and 2.5 ms), and
+ *    crediting in full behind a holder that blocked without having
+ *    slept (B credited 5 ms), and not behind one that slept before but
+ *    left preempted (B credited nothing);
  *  - test_preemption: delay_lost() without its cap at the debt;
  *  - test_revoke: apply_switch() taking back all the time away, not what
  *    ours ran on the CPU;
@@ -642,6 +647,59 @@ test_cpu_wait(void)
 	CHECK(sm.cpu_waits == 1 && sm.cpu_waits_credited == 1, "summary: %llu waits, %llu credited",
 	      ull(sm.cpu_waits), ull(sm.cpu_waits_credited));
 	teardown();
+}
+
+/*
+ * A CPU wait behind a holder that never sleeps is credited as far as the
+ * waiter runs the line, over the holder's share of it (wait_share): the
+ * scheduler gives such a holder its share of the CPU whatever the line's
+ * speed.  B runs on CPU 0 from T0 to 10 ms (10 samples), then waits
+ * behind A, which hits at 11 to 20 ms (10 samples, all hits: G 5 ms), and
+ * is preempted by B at 20.5 ms.  B never ran the line: nothing credited,
+ * B pays A's 5 ms.  Half of B's samples hit the line (5 of 10, at 1 to 5
+ * ms; G 2.5 ms, B's own): half of the 2.5 ms A's hits added while B
+ * waited, 1.25 ms, credited; B pays 1.25 ms.  A that slept before (T0 to
+ * 10 ms, half the experiment so far): the whole 5 ms credited, as
+ * before, whether it leaves preempted or blocked; one that never slept
+ * and leaves blocked is still taken for one that takes its share.
+ */
+static void
+test_wait_share(void)
+{
+	for (int k = 0; k < 5; k++) {
+		bool half = k == 1, slept = k == 2 || k == 3, blocks = k >= 3;
+		struct tcb *a, *b;
+		uint64_t t0, want = half ? 1250 * US : slept ? 5 * MS : 0;
+
+		setup((struct setup) { .pct = 50, .line = "a.c:10", .switches = true,
+				       .len = 100 * MS });
+		a = thread(0);
+		b = thread(1);
+		t0 = start_level(50);
+		for (int i = 0; i < 10; i++)
+			sample(b, t0 + (uint64_t) (i + 1) * MS, half && i < 5);
+		if (slept) {
+			cpu_switch(1, a->tid, false, 0, t0);
+			wake(a, OUTSIDE_TID, t0 + 10 * MS, false);
+		}
+		cpu_switch(0, b->tid, true, a->tid, t0 + 10 * MS);
+		for (int i = 0; i < 10; i++)
+			hit(a, t0 + (uint64_t) (i + 11) * MS);
+		cpu_switch(0, a->tid, !blocks, b->tid, t0 + 20500 * US);
+		tick(t0 + 21 * MS);
+		CHECK(E->g.global == 5 * MS, "G %llu, want 5 ms", ull(E->g.global));
+		CHECK(b->delay.credited_ns == want, "B (%s) credited %llu, want %llu",
+		      half ? "half in the line" : slept ? (blocks ? "behind A blocking, a sleeper" :
+		      "behind A preempted, a sleeper") : blocks ? "behind A blocking, never asleep" :
+		      "never in the line", ull(b->delay.credited_ns), ull(want));
+		if (slept)
+			CHECK(F(b)->interrupts == 0, "B paused %u times", F(b)->interrupts);
+		else
+			CHECK(F(b)->interrupts == 1 &&
+			      hold_of(b) == 5 * MS - (half ? 2500 * US : 0) - want,
+			      "B paused %u times, %llu", F(b)->interrupts, ull(hold_of(b)));
+		teardown();
+	}
 }
 
 /*
@@ -1577,6 +1635,7 @@ main(void)
 	test_debt_at_block();
 	test_ping_pong();
 	test_cpu_wait();
+	test_wait_share();
 	test_preemption();
 	test_revoke();
 	test_hitters_at_once();

@@ -175,6 +175,13 @@ uint64_t
 delay_wake(const struct delay_global *g, struct delay_thread *d, uint64_t t,
 	   uint64_t waker_local, uint64_t blocked, uint64_t circular)
 {
+	return delay_wake_part(g, d, t, waker_local, blocked, circular, 1000);
+}
+
+uint64_t
+delay_wake_part(const struct delay_global *g, struct delay_thread *d, uint64_t t,
+		uint64_t waker_local, uint64_t blocked, uint64_t circular, unsigned permille)
+{
 	uint64_t to = waker_local < g->global ? waker_local : g->global;
 	uint64_t at_block = delay_global_at(g, blocked);
 	uint64_t credit, debt, slept, grown;
@@ -202,6 +209,8 @@ delay_wake(const struct delay_global *g, struct delay_thread *d, uint64_t t,
 	credit += debt > grown ? debt - grown : 0;
 	if (credit > to - d->local)
 		credit = to - d->local;
+	if (permille < 1000)
+		credit = credit * permille / 1000;
 	if (!credit)
 		return 0;
 	d->local += credit;

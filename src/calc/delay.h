@@ -100,6 +100,10 @@ uint64_t delay_local_at(const struct delay_thread *, uint64_t t);
  */
 uint64_t delay_wake(const struct delay_global *, struct delay_thread *, uint64_t t,
 		    uint64_t waker_local, uint64_t blocked, uint64_t circular);
+/* The same, only permille / 1000 of that credit. */
+uint64_t delay_wake_part(const struct delay_global *, struct delay_thread *, uint64_t t,
+			 uint64_t waker_local, uint64_t blocked, uint64_t circular,
+			 unsigned permille);
 /* What the thread still owes. */
 uint64_t delay_owed(const struct delay_global *, const struct delay_thread *);
 /* Between experiments nothing is owed: local = G. */

@@ -95,6 +95,9 @@ struct tcb {
 	uint64_t ran_ns[TCB_RUN_HISTORY];
 	/* Its last sample, and its last that hit the sped-up line. */
 	uint64_t sampled_ns, hit_ns;
+	/* Its samples in this experiment, and of them hits (its share of the line). */
+	unsigned exp_samples, exp_hits;
+	uint64_t exp_blocked_ns;	/* time it slept in this experiment (not paused) */
 	pid_t woken_by;			/* by its last wake-up (0: none seen) */
 	/* --wake-tracking=syscall: when last found waiting in a futex, or 0. */
 	uint64_t futex_seen_ns;

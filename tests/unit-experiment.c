@@ -22,10 +22,10 @@
  *  - test_cpu_wait: apply_switch() crediting by the task that left
  *    (w->waker_tid) instead of the last of ours (c->last_tid);
  *  - test_wait_share: apply_switch() crediting CPU waits in full
- *    (wait_share() always 1000; B credited 5 ms, and 2.5 ms), and
- *    crediting in full behind a holder that blocked without having
- *    slept (B credited 5 ms), and not behind one that slept before but
- *    left preempted (B credited nothing);
+ *    (wait_share() always 1000: B credited 5 ms, 2.5 ms, 5 ms);
+ *    wait_share() without the sleeper's exemption (B credited nothing
+ *    behind A that slept), and apply_wake() counting a restart from our
+ *    pause as sleep (B credited 5 ms behind A that was only paused);
  *  - test_preemption: delay_lost() without its cap at the debt;
  *  - test_revoke: apply_switch() taking back all the time away, not what
  *    ours ran on the CPU;
@@ -661,13 +661,17 @@ test_cpu_wait(void)
  * waited, 1.25 ms, credited; B pays 1.25 ms.  A that slept before (T0 to
  * 10 ms, half the experiment so far): the whole 5 ms credited, as
  * before, whether it leaves preempted or blocked; one that never slept
- * and leaves blocked is still taken for one that takes its share.
+ * and leaves blocked is still taken for one that takes its share, and so
+ * is one that was only paused (stopped T0 to 10 ms, restarted by us).
  */
 static void
 test_wait_share(void)
 {
-	for (int k = 0; k < 5; k++) {
-		bool half = k == 1, slept = k == 2 || k == 3, blocks = k >= 3;
+	pid_t self = getpid();
+
+	for (int k = 0; k < 6; k++) {
+		bool half = k == 1, slept = k == 2 || k == 3, blocks = k >= 3 && k != 5;
+		bool paused = k == 5;
 		struct tcb *a, *b;
 		uint64_t t0, want = half ? 1250 * US : slept ? 5 * MS : 0;
 
@@ -678,9 +682,9 @@ test_wait_share(void)
 		t0 = start_level(50);
 		for (int i = 0; i < 10; i++)
 			sample(b, t0 + (uint64_t) (i + 1) * MS, half && i < 5);
-		if (slept) {
+		if (slept || paused) {
 			cpu_switch(1, a->tid, false, 0, t0);
-			wake(a, OUTSIDE_TID, t0 + 10 * MS, false);
+			wake(a, paused ? self : OUTSIDE_TID, t0 + 10 * MS, false);
 		}
 		cpu_switch(0, b->tid, true, a->tid, t0 + 10 * MS);
 		for (int i = 0; i < 10; i++)
@@ -691,7 +695,8 @@ test_wait_share(void)
 		CHECK(b->delay.credited_ns == want, "B (%s) credited %llu, want %llu",
 		      half ? "half in the line" : slept ? (blocks ? "behind A blocking, a sleeper" :
 		      "behind A preempted, a sleeper") : blocks ? "behind A blocking, never asleep" :
-		      "never in the line", ull(b->delay.credited_ns), ull(want));
+		      paused ? "behind A paused, never asleep" : "never in the line",
+		      ull(b->delay.credited_ns), ull(want));
 		if (slept)
 			CHECK(F(b)->interrupts == 0, "B paused %u times", F(b)->interrupts);
 		else

@@ -411,9 +411,7 @@ wait_share(const struct tcb *t, const struct tcb *h, uint64_t elapsed)
 		return 0;
 	if (h->exp_blocked_ns * 100 >= elapsed * WAIT_SHARE_SLEEPER_PCT)
 		return 1000;
-	if (!h->exp_hits)
-		return 1000;
-	/* (t's hits / t's samples) / (h's hits / h's samples) */
+	/* (t's hits / t's samples) / (h's hits / h's samples); h without hits: 1 */
 	th = (uint64_t) t->exp_hits * h->exp_samples;
 	hh = (uint64_t) h->exp_hits * t->exp_samples;
 	return th >= hh ? 1000 : (unsigned) (1000 * th / hh);

@@ -13,8 +13,10 @@
 #
 #	real NAME PCT speedup S base_us B knob_us K spread D
 #
-# S = 1 - K / B, with B and K the medians of the runs' times per item (Coz's
-# program speedup: the fraction of the time per unit of progress saved).
+# S is the median of the pairs' speedups 1 - knob / base (Coz's program
+# speedup: the fraction of the time per unit of progress saved), each
+# pair's two runs back to back; B and K the medians of the runs' times
+# per item.
 # D measures the noise: the half-range of the pairs' own speedups
 # (1 - knob/base, pair by pair) once the lowest and highest quarter are
 # dropped (for 5 runs, of the middle 3), in the same units as S.  -v shows
@@ -144,5 +146,5 @@ END {
 	drop = int(n / 4)
 	spread = (pair[n - drop] - pair[1 + drop]) / 2
 	printf "real %s %s speedup %.4f base_us %.3f knob_us %.3f spread %.4f\n",
-		name, pct, 1 - mk / mb, mb, mk, spread
+		name, pct, median(pair, n), mb, mk, spread
 }' "$tmp/pairs"

@@ -373,6 +373,14 @@ main(int argc, char **argv)
 	m.steal_pct = 7.4;
 	m.steal_warn = true;
 	snap("lines-steal-80x24", &m, &v, 24, 80, true, false);
+	/* Pinned, the running experiment is the pinned line's: "now" does not
+	   name it again, and the pin still shows beside the steal at 80 columns. */
+	m.pinned = true;
+	m.pin_what = "gt-amdahl.c:38";
+	m.exp_what = "gt-amdahl.c:38";
+	snap("lines-steal-pinned-80x24", &m, &v, 24, 80, true, false);
+	m.pin_what = "gt-mutex.c:40";
+	m.exp_what = "gt-unequal.c:27";
 	m.steal_warn = false;
 	CHECK(view_row(&v, &m) == &rows[0], "the top row is the first by impact");
 	/* Untouched, the selection stays on top when the ranking changes... */

@@ -240,8 +240,13 @@ header(struct canvas *cv, const struct model *m, const struct view *v, int w)
 		else if (m->paused)
 			meter(cv, 2, &x, w, "now", "paused", R_WARN);
 		else if (m->exp_running) {
-			snprintf(a, sizeof(a), "%s %+d%% %.1fs", m->exp_what, (int) m->exp_pct,
-				 m->exp_left_ns / 1e9);
+			/* On the pinned line, "pinned" names it: the room goes to
+			   the steal warning, and at 80 columns both still fit. */
+			bool on_pin = m->pinned && m->pin_what && m->exp_what &&
+				      !strcmp(m->pin_what, m->exp_what);
+
+			snprintf(a, sizeof(a), "%s%s%+d%% %.1fs", on_pin ? "" : m->exp_what,
+				 on_pin ? "" : " ", (int) m->exp_pct, m->exp_left_ns / 1e9);
 			meter(cv, 2, &x, w, "now", a, R_MARK);
 		} else {
 			meter(cv, 2, &x, w, "now", "-", R_DIM);

@@ -402,17 +402,24 @@ raise_fd_limit(void)
 /*
  * Every ptrace stop of the target (a clone, an exit, the end of a pause)
  * lasts until causaltop runs.  On a busy machine a normal-priority
- * supervisor waits for a CPU for milliseconds (measured: up to 5 ms on
- * 2 CPUs running the target's threads), which stretches the target's
- * thread creation and hands the pauses' timing to the scheduler.  At a
- * real-time priority it preempts at once.  SCHED_RESET_ON_FORK keeps the
- * launched command at its normal policy.  It spends little CPU: the loop
- * sleeps between events, and the kernel's RT throttling bounds it anyway.
+ * supervisor may wait for a CPU (measured: up to 5 ms on 2 CPUs running
+ * the target's threads), which stretches the target's thread creation;
+ * at a real-time priority it preempts at once.  But SCHED_FIFO wakes it
+ * on the CPU it last ran on, whatever thread runs there, even with
+ * another CPU idle: where that thread is the critical path of the
+ * sped-up run, the supervisor's work for the pauses comes out of it in
+ * experiments and not in baselines, and the prediction reads low
+ * (gt-unequal long: 25% read +20.2 to +21.0 for +24.5 in each run on the
+ * hitter's CPU, 100% +26.0 and +27.3 for +40.3 on the payer's).  At
+ * normal priority the scheduler wakes it on an idle CPU where there is
+ * one (a paused thread's, a waiting one's): 25% read +23.8 and +24.2
+ * (bench/realtime-20261202).  So real-time priority is asked for only.
+ * SCHED_RESET_ON_FORK keeps the launched command at its normal policy.
  */
 static void
 set_realtime(struct session *s)
 {
-	struct sched_param sp = { .sched_priority = s->opts.realtime < 0 ? 1 : s->opts.realtime };
+	struct sched_param sp = { .sched_priority = s->opts.realtime };
 
 	if (!s->opts.realtime)
 		return;
@@ -420,20 +427,31 @@ set_realtime(struct session *s)
 		s->realtime = sp.sched_priority;
 		return;
 	}
-	if (s->opts.realtime > 0)
-		perror_msg("--realtime=%d: cannot use SCHED_FIFO, staying at normal priority",
-			   s->opts.realtime);
+	perror_msg("--realtime=%d: cannot use SCHED_FIFO, staying at normal priority",
+		   s->opts.realtime);
 }
 
 /*
  * Without --period, the period follows from what a sample costs here
- * (hostcost.h), measured before anything is traced or sampled, at our
- * real-time priority when we have it, so that nothing preempts the loop.
+ * (hostcost.h), measured before anything is traced or sampled, at a
+ * real-time priority when we may have one, so that nothing preempts the
+ * loop (with -p the target may keep every CPU busy): for the probe only,
+ * where --realtime did not ask for it all along.
  */
 static void
 choose_period(struct session *s)
 {
-	if (!s->opts.period_auto || !hostcost_sample_ns(&s->sample_cost_ns))
+	struct sched_param rt = { .sched_priority = 1 }, normal = { 0 };
+	bool raised = false, ok;
+
+	if (!s->opts.period_auto)
+		return;
+	if (!s->realtime)
+		raised = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &rt) == 0;
+	ok = hostcost_sample_ns(&s->sample_cost_ns);
+	if (raised && sched_setscheduler(0, SCHED_OTHER, &normal))
+		perror_msg("cannot return to normal priority after the sample cost probe");
+	if (!ok)
 		return;
 	s->sample_cost_measured = true;
 	s->opts.period_ns = hostcost_period_ns(s->sample_cost_ns);

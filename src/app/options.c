@@ -266,7 +266,6 @@ options_parse(struct options *o, int argc, char **argv)
 	o->period_ns = 1000000;
 	o->period_auto = true;
 	o->unwind_stack = OPT_UNWIND_STACK_AUTO;
-	o->realtime = -1;
 	o->top = 20;
 	o->fixed_speedup = -1;
 	/*

@@ -50,7 +50,7 @@ struct options {
 	const char *report;		/* --report FILE; NULL: stderr */
 	bool quiet;			/* -q: no report, no notes */
 	unsigned runs;
-	int realtime;			/* SCHED_FIFO priority; 0: off, -1: auto */
+	int realtime;			/* SCHED_FIFO priority; 0: off (the default) */
 	int verbose;
 };
 

@@ -431,26 +431,39 @@ set_realtime(struct session *s)
 		   s->opts.realtime);
 }
 
+static bool
+is_realtime_policy(int policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR || policy == SCHED_DEADLINE;
+}
+
 /*
  * Without --period, the period follows from what a sample costs here
  * (hostcost.h), measured before anything is traced or sampled, at a
  * real-time priority when we may have one, so that nothing preempts the
  * loop (with -p the target may keep every CPU busy): for the probe only,
- * where --realtime did not ask for it all along.
+ * where --realtime did not ask for it all along.  Then the policy we
+ * were started with comes back, whatever it was (chrt --idle, --batch,
+ * a nice level): the launched command inherits it.  Started at a
+ * real-time policy already, we keep it: FIFO 1 could only lower it.
  */
 static void
 choose_period(struct session *s)
 {
-	struct sched_param rt = { .sched_priority = 1 }, normal = { 0 };
+	struct sched_param rt = { .sched_priority = 1 }, orig;
+	int policy;
 	bool raised = false, ok;
 
 	if (!s->opts.period_auto)
 		return;
-	if (!s->realtime)
+	policy = sched_getscheduler(0);
+	if (!s->realtime && policy >= 0 && sched_getparam(0, &orig) == 0 &&
+	    !is_realtime_policy(policy & ~SCHED_RESET_ON_FORK))
 		raised = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &rt) == 0;
 	ok = hostcost_sample_ns(&s->sample_cost_ns);
-	if (raised && sched_setscheduler(0, SCHED_OTHER, &normal))
-		perror_msg("cannot return to normal priority after the sample cost probe");
+	/* SCHED_RESET_ON_FORK in policy, if it was set, is set again. */
+	if (raised && sched_setscheduler(0, policy, &orig))
+		perror_msg("cannot return to the scheduling policy we were started with");
 	if (!ok)
 		return;
 	s->sample_cost_measured = true;

@@ -132,7 +132,7 @@ main(void)
 	}
 	want = slowdown_1ms();
 	t1 = clock_now_ns();
-	if (have_steal && hostcost_steal_ns(&steal1) && t1 > t0)
+	if (have_steal && hostcost_steal_ns(&steal1) && steal1 >= steal0 && t1 > t0)
 		steal_pct = 100.0 * (double) (steal1 - steal0) /
 			    ((double) (t1 - t0) * (double) sysconf(_SC_NPROCESSORS_ONLN));
 	/* cost per sample x 1,000 samples per second of CPU time */

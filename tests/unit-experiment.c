@@ -44,6 +44,8 @@
  *    8; calibrate() ignoring utime;
  *  - test_syscall_mode: exp_pay() forgiving any blocked thread, and
  *    futex_catch_up() not crediting the time since the look;
+ *  - test_syscall_look: exp_pay() looking only at threads with something
+ *    to pay (payable() >= MIN_PAUSE_NS);
  *  - test_life_cycle: DRAIN_MAX_NS 30 ms; finish() not releasing held
  *    threads (exp_forgive_all without pause_release_all); the delay
  *    left out of the record;
@@ -1234,6 +1236,45 @@ test_syscall_mode(void)
 }
 
 /*
+ * Without wake-up tracking the look goes by what a thread owes, not by
+ * what it is to pay now.  W's last sample hit the line, so payable()
+ * lets it owe up to a hit (0.5 ms) unpaid.  A hits at 1 ms, W at 1.1, A
+ * at 1.2 (G 1, W owes 0.5); at 1.5 ms W waits in a futex: looked at
+ * though it has nothing to pay, forgiven, and A's hits while it waits (2,
+ * 3 ms: G 2) are credited at its first sample after (3.5 ms, a hit).
+ * Not looked at, it owed them once it took the lock, and was paused
+ * holding it at the next tick.
+ */
+static void
+test_syscall_look(void)
+{
+	struct tcb *a, *w;
+	uint64_t t0;
+
+	setup((struct setup) { .pct = 50, .line = "a.c:10", .no_wake = true });
+	a = thread(0);
+	w = thread(1);
+	t0 = start_level(50);
+	hit(a, t0 + 1 * MS);
+	hit(w, t0 + 1100 * US);
+	hit(a, t0 + 1200 * US);
+	fake[1].state = 'S';
+	fake[1].syscall = 202;		/* futex */
+	tick(t0 + 1500 * US);
+	CHECK(owed(w) == 0 && F(w)->interrupts == 0, "W in a futex owes %llu, want 0",
+	      ull(owed(w)));
+	hit(a, t0 + 2 * MS);
+	hit(a, t0 + 3 * MS);
+	fake[1].state = 'R';
+	hit(w, t0 + 3500 * US);
+	tick(t0 + 4 * MS);
+	CHECK(owed(w) == 0 && F(w)->interrupts == 0,
+	      "W, holding the lock, owes %llu and was paused %u times, want 0",
+	      ull(owed(w)), F(w)->interrupts);
+	teardown();
+}
+
+/*
  * An experiment's life: idle until progress is seen; running (the tick
  * 1 ms, 20 ms when idle) -> draining (no more hits; at most 20 ms) ->
  * cool-off (10 ms, every debt forgiven, every held thread restarted) ->
@@ -1652,6 +1693,7 @@ main(void)
 	test_crowded();
 	test_weights();
 	test_syscall_mode();
+	test_syscall_look();
 	test_life_cycle();
 	test_records();
 	test_steal();

@@ -1,6 +1,7 @@
 #include "config.h"
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -11,10 +12,27 @@
 #ifdef __x86_64__
 
 /*
+ * A SIGTRAP stop of a single step: the kernel's debug trap (TRAP_TRACE,
+ * or TRAP_BRKPT for a step out of a system call), not a SIGTRAP of the
+ * thread's own that was pending when it was stopped: an int3 it ran just
+ * before (SI_KERNEL; causaltop's at the entry point, say) or one sent to
+ * it (SI_USER, SI_TKILL: si_code <= 0).
+ */
+static bool
+inject_step_trap(pid_t tid)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) < 0)
+		return true;
+	return si.si_code > 0 && si.si_code != SI_KERNEL;
+}
+
+/*
  * Single-step tid once and wait for that step's SIGTRAP.  Another signal
- * may stop it first, before the instruction ran: it is kept for the
- * caller (the first one; the kernel queues the rest) and the step tried
- * again.  Any other stop of tid (an exit) is an error: ESRCH.
+ * may stop it first, before the instruction ran, a SIGTRAP too: it is
+ * kept for the caller (the first one; the kernel queues the rest) and the
+ * step tried again.  Any other stop of tid (an exit) is an error: ESRCH.
  */
 static int
 inject_step(pid_t tid, int *pending_sig)
@@ -30,7 +48,7 @@ inject_step(pid_t tid, int *pending_sig)
 			errno = ESRCH;
 			return -1;
 		}
-		if (WSTOPSIG(status) == SIGTRAP && !(status >> 16))
+		if (WSTOPSIG(status) == SIGTRAP && !(status >> 16) && inject_step_trap(tid))
 			return 0;
 		if (status >> 16) {
 			/* An event stop (exit): the thread is leaving. */

@@ -262,13 +262,11 @@ trace_entry_bp_forget(struct session *s, struct tcb *t)
 }
 
 /*
- * The SIGTRAP of the entry's int3?  Then the text is put back, the thread
- * rewound to the entry, and every spec must be found, or a DSO:... wait
- * for a dlopen: otherwise the command is killed there, before its work,
- * and causaltop exits with CT_EXIT_SPEC.
+ * Is t just past the entry's int3 (its SIGTRAP)?  Then the text is put
+ * back and the thread rewound to the entry, as if it had never been.
  */
 static bool
-entry_bp_hit(struct session *s, struct tcb *t)
+entry_bp_rewind(struct session *s, struct tcb *t)
 {
 #ifdef __x86_64__
 	struct user_regs_struct r;
@@ -280,16 +278,29 @@ entry_bp_hit(struct session *s, struct tcb *t)
 	r.rip--;
 	if (sys_ptrace(s, PTRACE_SETREGS, t->tid, NULL, &r) < 0)
 		perror_msg_and_die(CT_EXIT_INTERNAL, "ptrace(SETREGS, %d)", (int) t->tid);
-	if (probe_resolve(t->proc->probes, s->probes_pid, t->proc->sym,
-			  PROBE_RESOLVE_MORE | PROBE_RESOLVE_STARTED) < 0)
-		spec_error(s, t, ": the command was stopped at its entry point (a library "
-			   "it loads later with dlopen is named as DSO:FUNCTION)");
 	return true;
 #else
 	(void) s;
 	(void) t;
 	return false;
 #endif
+}
+
+/*
+ * The SIGTRAP of the entry's int3?  Then, rewound, every spec must be
+ * found, or a DSO:... wait for a dlopen: otherwise the command is killed
+ * there, before its work, and causaltop exits with CT_EXIT_SPEC.
+ */
+static bool
+entry_bp_hit(struct session *s, struct tcb *t)
+{
+	if (!entry_bp_rewind(s, t))
+		return false;
+	if (probe_resolve(t->proc->probes, s->probes_pid, t->proc->sym,
+			  PROBE_RESOLVE_MORE | PROBE_RESOLVE_STARTED) < 0)
+		spec_error(s, t, ": the command was stopped at its entry point (a library "
+			   "it loads later with dlopen is named as DSO:FUNCTION)");
+	return true;
 }
 
 /*
@@ -564,6 +575,10 @@ detach_lost(struct session *s, struct tcb *t)
 void
 trace_detach_stopped(struct session *s, struct tcb *t, int sig)
 {
+	/* Held with the entry int3's SIGTRAP (trace_restart_held): not the
+	 * program's to get, and the text goes back anyway. */
+	if (sig == SIGTRAP && entry_bp_rewind(s, t))
+		sig = 0;
 	trace_entry_bp_forget(s, t);
 	if (sys_ptrace(s, PTRACE_DETACH, t->tid, NULL, (void *) (long) sig) == 0) {
 		if (t->proc->started)
@@ -780,6 +795,17 @@ trace_restart_held(struct session *s, struct tcb *t)
 	int sig = t->stop_sig;
 
 	t->stop_sig = 0;
+	/*
+	 * A SIGTRAP kept while the thread was held (a system call injected
+	 * into it: patch.c) may be the entry int3's, executed just before
+	 * the stop that held it: handled as at its own stop, never passed on
+	 * (the program would die of it, or run on from the middle of an
+	 * instruction).
+	 */
+	if (sig == SIGTRAP && !(t->flags & TCB_DETACH_NEXT) && entry_bp_hit(s, t)) {
+		debug_msg("trace: %d: the entry int3's SIGTRAP, kept while held", (int) t->tid);
+		sig = 0;
+	}
 	if (t->flags & TCB_DETACH_NEXT)
 		trace_detach_stopped(s, t, sig);
 	else if (t->flags & TCB_GROUP_STOP)

@@ -344,9 +344,17 @@ curve_text(FILE *out, struct lines_table *lt, const struct stats_curve *cv)
 {
 	char *where = causal_target_location(lt, cv->target, cv->is_func);
 
-	fprintf(out, "%s, impact %+.1f%% [%+.1f%%, %+.1f%%] (%u experiments)", where,
-		100 * cv->impact, 100 * cv->impact_lo, 100 * cv->impact_hi, cv->n_exp);
+	fprintf(out, "%s, impact %+.1f%% [%+.1f%%, %+.1f%%] (%u experiment%s)", where,
+		100 * cv->impact, 100 * cv->impact_lo, 100 * cv->impact_hi, cv->n_exp,
+		cv->n_exp == 1 ? "" : "s");
 	free(where);
+}
+
+/* A curve with an estimate to speak of: an impact and its interval. */
+static bool
+curve_measured(const struct stats_curve *cv)
+{
+	return isfinite(cv->impact) && isfinite(cv->impact_lo) && isfinite(cv->impact_hi);
 }
 
 /* Each point as it stands: decided or not, beside its closest rival. */
@@ -374,8 +382,17 @@ answer_points(FILE *out, struct stats *st, struct lines_table *lt,
 				curve_text(out, lt, &cv[rival]);
 			}
 		} else {
-			fputs("no line significant yet; the first, ", out);
-			curve_text(out, lt, &cv[0]);
+			/* The table ranks a line tried once or twice, without
+			 * an interval, by its estimate: not one to name here. */
+			size_t i = 0;
+
+			while (i < n && !curve_measured(&cv[i]))
+				i++;
+			fputs("no line significant yet", out);
+			if (i < n) {
+				fputs("; the first measured, ", out);
+				curve_text(out, lt, &cv[i]);
+			}
 		}
 	}
 }

@@ -653,6 +653,19 @@ test_verdicts(void)
 	      "ranking: the rest by impact between (%zu, %zu)", rank[4], rank[2]);
 	check(stats_curves(st, 0, &n) == cv, "curves are cached until the next add");
 	check(stats_baselines(st) > 100, "baselines counted (%zu)", stats_baselines(st));
+	/* A line tried once has an impact and no interval: not "measured"
+	 * (what report.c names and the tables print need both). */
+	r.target = 16;
+	r.start_ns = (uint64_t) (3 * 100 * 0.51e9);
+	r.points = xcalloc(1, sizeof(*r.points));
+	r.points[0].delta = 350 * 10;
+	stats_add(st, &r);
+	c = stats_curve_of(st, 0, 16, false);
+	check(c && c->n_exp == 1 && isfinite(c->impact) && !stats_curve_measured(c),
+	      "measured: a line tried once has an impact (%.3f) and no interval",
+	      c ? c->impact : NAN);
+	c = stats_curve_of(st, 0, 10, false);
+	check(c && stats_curve_measured(c), "measured: the 10%% line has its interval");
 	stats_free(st);
 }
 

@@ -328,6 +328,12 @@ stats_answer_any(struct stats *st, size_t npoints)
 	return kind;
 }
 
+bool
+stats_curve_measured(const struct stats_curve *cv)
+{
+	return isfinite(cv->impact) && isfinite(cv->impact_lo) && isfinite(cv->impact_hi);
+}
+
 const char *
 stats_verdict_name(enum stats_verdict v)
 {

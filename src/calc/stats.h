@@ -153,6 +153,13 @@ enum stats_answer stats_answer(struct stats *, unsigned point, size_t *rival);
  */
 int stats_answer_any(struct stats *, size_t npoints);
 
+/*
+ * The curve's impact has its interval: false where too few experiments
+ * stand behind it (a line tried once), whose impact is not to be shown
+ * or named alone.
+ */
+bool stats_curve_measured(const struct stats_curve *);
+
 /* "optimize", "no effect", "contention", "not enough data" */
 const char *stats_verdict_name(enum stats_verdict);
 

@@ -756,7 +756,7 @@ table_row(FILE *f, const struct causal_meta *m, const struct lines_table *lt,
 		put_cell(f, cell, cols, COL_LEVEL, true);
 	}
 	fputc(' ', f);
-	if (isfinite(cv->impact_lo) && isfinite(cv->impact_hi))
+	if (stats_curve_measured(cv))
 		cols = impact_cell(cell, sizeof(cell), cv);
 	else
 		cols = (unsigned) strlen(strcpy(cell, "-"));

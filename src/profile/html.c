@@ -297,7 +297,7 @@ curve_row(FILE *f, const struct profile *p, const struct stats_curve *cv, size_t
 	else
 		fputc('-', f);
 	fputs("</td>", f);
-	interval_cell(f, isfinite(cv->impact_lo), cv->impact, cv->impact_lo, cv->impact_hi,
+	interval_cell(f, stats_curve_measured(cv), cv->impact, cv->impact_lo, cv->impact_hi,
 		      true);
 	interval_cell(f, cv->slope_valid, cv->slope_valid ? cv->slope : NAN, cv->slope_lo,
 		      cv->slope_hi, false);

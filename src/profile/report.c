@@ -350,13 +350,6 @@ curve_text(FILE *out, struct lines_table *lt, const struct stats_curve *cv)
 	free(where);
 }
 
-/* A curve with an estimate to speak of: an impact and its interval. */
-static bool
-curve_measured(const struct stats_curve *cv)
-{
-	return isfinite(cv->impact) && isfinite(cv->impact_lo) && isfinite(cv->impact_hi);
-}
-
 /* Each point as it stands: decided or not, beside its closest rival. */
 static void
 answer_points(FILE *out, struct stats *st, struct lines_table *lt,
@@ -386,7 +379,7 @@ answer_points(FILE *out, struct stats *st, struct lines_table *lt,
 			 * an interval, by its estimate: not one to name here. */
 			size_t i = 0;
 
-			while (i < n && !curve_measured(&cv[i]))
+			while (i < n && !stats_curve_measured(&cv[i]))
 				i++;
 			fputs("no line significant yet", out);
 			if (i < n) {

@@ -283,7 +283,7 @@ could_reach(const struct stats_curve *cv, double lo)
 {
 	if (cv->verdict == VERDICT_NO_EFFECT || cv->verdict == VERDICT_CONTENTION)
 		return false;
-	return isfinite(cv->impact_hi) && cv->impact_hi >= lo;
+	return stats_curve_measured(cv) && cv->impact_hi >= lo;
 }
 
 enum stats_answer
@@ -294,8 +294,8 @@ stats_answer(struct stats *st, unsigned point, size_t *rival)
 
 	/* The closest to the first: the highest upper bound. */
 	for (size_t k = 2; k < n; k++)
-		if (isfinite(cv[k].impact_hi) &&
-		    (!isfinite(cv[r].impact_hi) || cv[k].impact_hi > cv[r].impact_hi))
+		if (stats_curve_measured(&cv[k]) &&
+		    (!stats_curve_measured(&cv[r]) || cv[k].impact_hi > cv[r].impact_hi))
 			r = k;
 	if (rival)
 		*rival = n > 1 ? r : 0;
@@ -855,7 +855,7 @@ with_model(const struct calc *c, const struct fit *f, double *lo, double *hi)
 static enum stats_verdict
 verdict(const struct stats_curve *cv, unsigned n_usable)
 {
-	if (!isfinite(cv->impact_lo) || n_usable < STATS_MIN_VERDICT_EXP)
+	if (!stats_curve_measured(cv) || n_usable < STATS_MIN_VERDICT_EXP)
 		return VERDICT_NOT_ENOUGH;
 	if (cv->impact_lo > 0 && cv->impact >= STATS_WORTH)
 		return VERDICT_OPTIMIZE;

@@ -727,7 +727,7 @@ main(int argc, char **argv)
 	set_realtime(&s);
 	choose_period(&s);
 	if (s.opts.trace_log && tracelog_open(s.opts.trace_log) < 0)
-		perror_msg_and_die(CT_EXIT_USAGE, "cannot open %s", s.opts.trace_log);
+		perror_msg_and_die(CT_EXIT_IO, "cannot write %s", s.opts.trace_log);
 
 	/* Signals become events; the command gets the original mask back. */
 	sigemptyset(&mask);
